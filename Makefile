@@ -1,0 +1,74 @@
+# cgprof: build, test, install.  `make help` lists the targets.
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 $(WARN)
+CPPFLAGS += -D_GNU_SOURCE -Iinclude
+
+RT_SRC  := runtime/arcs.c runtime/sample.c runtime/threads.c runtime/write.c runtime/init.c
+RT_ASM  := runtime/arch/x86_64/mcount.S
+RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
+RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
+
+TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+TOOL_LIBS := -lelf
+
+.PHONY: all check demo bench install clean help deps
+all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
+
+help:
+	@echo "make [all]      build libcgprof.so, libcgprof.a and cgprof into $(BUILD)/"
+	@echo "make demo       build and profile the bundled demo, print its report"
+	@echo "make check      run every test (ends with 'N passed, N failed')"
+	@echo "make bench      overhead and speed, side by side with glibc/gprof"
+	@echo "make install PREFIX=/usr/local"
+	@echo "make deps       install the Debian packages the build and tests need"
+
+deps:
+	sh scripts/deps.sh
+
+$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h include/cgprof.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/runtime/arch/x86_64/%.o: runtime/arch/x86_64/%.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(BUILD)/libcgprof.so: $(RT_OBJ) runtime/exports.map
+	$(CC) -shared -o $@ $(RT_OBJ) -Wl,--version-script=runtime/exports.map -Wl,-z,defs
+
+$(BUILD)/libcgprof.a: $(RT_OBJ)
+	rm -f $@
+	ar rcs $@ $(RT_OBJ)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ianalysis -Ioutput -c $< -o $@
+
+$(BUILD)/cgprof: $(TOOL_OBJ)
+	$(CC) -o $@ $(TOOL_OBJ) $(TOOL_LIBS)
+
+demo: all
+	sh scripts/demo.sh
+
+check: all
+	sh tests/run.sh
+
+bench: all
+	sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/cgprof $(DESTDIR)$(PREFIX)/bin/cgprof
+	install -m 755 $(BUILD)/libcgprof.so $(DESTDIR)$(PREFIX)/lib/libcgprof.so
+	install -m 644 $(BUILD)/libcgprof.a $(DESTDIR)$(PREFIX)/lib/libcgprof.a
+	install -m 644 include/cgprof.h $(DESTDIR)$(PREFIX)/include/cgprof.h
+	install -m 644 man/cgprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/cgprof.1
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,197 @@
+/* Entry stubs for code built with -pg (mcount, _mcount) and -pg -mfentry
+ * (__fentry__): count the arc in this thread's table, or hand it to C.
+ *
+ * ABI notes (System V x86-64):
+ *   - Arguments of the profiled function may still be live in rdi, rsi,
+ *     rdx, rcx, r8, r9 and xmm0-xmm7; rax carries the vector-register count
+ *     of a varargs call and r10 the static chain of a nested function.  All
+ *     of them are preserved.  r11 is scratch at a call site and is used
+ *     freely.
+ *   - gcc -pg and clang -pg call mcount after the prologue, so rbp is the
+ *     callee's frame pointer: (%rsp) is the return address into the callee
+ *     (selfpc) and 8(%rbp) is the callee's return address into its caller
+ *     (frompc).
+ *   - -mfentry calls __fentry__ before the prologue: (%rsp) is selfpc and
+ *     8(%rsp) is the return address into the caller (frompc).
+ *
+ * Fast path (here, in assembly): hash (frompc, selfpc) the way
+ * runtime/arcs.c does, probe the thread's index (struct cg_tls: slots at
+ * offset 0, shift at offset 8 -- checked by a static assertion in arcs.c),
+ * and add one to the arc's count with a single instruction, so that a
+ * signal handler on the same thread cannot interleave with it.
+ *
+ * Slow path (cg_arc_slow, in C): a new arc, a new thread, or a full probe.
+ * It may call into libc, so every argument register, xmm0-xmm7 included,
+ * is saved around it.
+ */
+
+	.text
+
+/* Hash multiplier, shared with arcs.c (CG_HASH_MUL). */
+	.section .rodata
+	.p2align 3
+cg_hash_mul:
+	.quad	0x9E3779B97F4A7C15
+	.text
+
+/* FAST from, self, slow: with rax rcx rdx rsi rdi already pushed (5 words),
+ * looks the arc up and counts it, or jumps to `slow` with nothing pushed. */
+.macro FAST from, self, slow
+	movq	\from, %rdx
+	movq	\self, %rsi
+	movq	cg_tls@GOTTPOFF(%rip), %r11
+	movl	%fs:8(%r11), %ecx		/* shift, read before the index */
+	movq	%fs:0(%r11), %r11		/* slots */
+	movq	%rsi, %rax
+	shlq	$17, %rax
+	xorq	%rdx, %rax
+	imulq	cg_hash_mul(%rip), %rax
+	shrq	%cl, %rax			/* h */
+	movq	(%r11,%rax,8), %rdi
+	testq	%rdi, %rdi
+	jz	3f
+	cmpq	%rdx, (%rdi)
+	jne	2f
+	cmpq	%rsi, 8(%rdi)
+	jne	2f
+1:	addq	$1, 16(%rdi)
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_adjust_cfa_offset 40
+2:	/* collision: probe on, with mask = ~0 >> shift in r8 */
+	pushq	%r8
+	.cfi_adjust_cfa_offset 8
+	movq	$-1, %r8
+	shrq	%cl, %r8
+4:	addq	$1, %rax
+	andq	%r8, %rax
+	movq	(%r11,%rax,8), %rdi
+	testq	%rdi, %rdi
+	jz	5f
+	cmpq	%rdx, (%rdi)
+	jne	4b
+	cmpq	%rsi, 8(%rdi)
+	jne	4b
+	popq	%r8
+	.cfi_adjust_cfa_offset -8
+	jmp	1b
+	.cfi_adjust_cfa_offset 8
+5:	popq	%r8
+	.cfi_adjust_cfa_offset -8
+3:	popq	%rdi
+	.cfi_adjust_cfa_offset -8
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdx
+	.cfi_adjust_cfa_offset -8
+	popq	%rcx
+	.cfi_adjust_cfa_offset -8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	jmp	\slow
+.endm
+
+.macro PUSH5
+	pushq	%rax
+	.cfi_adjust_cfa_offset 8
+	pushq	%rcx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdx
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+.endm
+
+/* SLOW from, self: every argument register saved, cg_arc_slow(from, self).
+ * The frame is 128 bytes of xmm, 8 registers and one word of padding: rsp
+ * is 8 mod 16 on entry, so 200 bytes leave it 16-byte aligned at the call;
+ * the stub's return address is then at 200(%rsp). */
+.macro SLOW from, self
+	subq	$200, %rsp
+	.cfi_adjust_cfa_offset 200
+	movq	%rax, 128(%rsp)
+	movq	%rcx, 136(%rsp)
+	movq	%rdx, 144(%rsp)
+	movq	%rsi, 152(%rsp)
+	movq	%rdi, 160(%rsp)
+	movq	%r8, 168(%rsp)
+	movq	%r9, 176(%rsp)
+	movq	%r10, 184(%rsp)
+	movdqu	%xmm0, 0(%rsp)
+	movdqu	%xmm1, 16(%rsp)
+	movdqu	%xmm2, 32(%rsp)
+	movdqu	%xmm3, 48(%rsp)
+	movdqu	%xmm4, 64(%rsp)
+	movdqu	%xmm5, 80(%rsp)
+	movdqu	%xmm6, 96(%rsp)
+	movdqu	%xmm7, 112(%rsp)
+	movq	\from, %rdi
+	movq	\self, %rsi
+	call	cg_arc_slow
+	movdqu	0(%rsp), %xmm0
+	movdqu	16(%rsp), %xmm1
+	movdqu	32(%rsp), %xmm2
+	movdqu	48(%rsp), %xmm3
+	movdqu	64(%rsp), %xmm4
+	movdqu	80(%rsp), %xmm5
+	movdqu	96(%rsp), %xmm6
+	movdqu	112(%rsp), %xmm7
+	movq	128(%rsp), %rax
+	movq	136(%rsp), %rcx
+	movq	144(%rsp), %rdx
+	movq	152(%rsp), %rsi
+	movq	160(%rsp), %rdi
+	movq	168(%rsp), %r8
+	movq	176(%rsp), %r9
+	movq	184(%rsp), %r10
+	addq	$200, %rsp
+	.cfi_adjust_cfa_offset -200
+	ret
+.endm
+
+	.globl	mcount
+	.type	mcount, @function
+	.p2align 4
+mcount:
+	.cfi_startproc
+	cmpl	$0, cg_recording(%rip)
+	je	9f
+	PUSH5
+	FAST	8(%rbp), 40(%rsp), .Lmcount_slow
+.Lmcount_slow:
+	SLOW	8(%rbp), 200(%rsp)
+9:	ret
+	.cfi_endproc
+	.size	mcount, .-mcount
+
+	.globl	_mcount
+	.type	_mcount, @function
+	.set	_mcount, mcount
+
+	.globl	__fentry__
+	.type	__fentry__, @function
+	.p2align 4
+__fentry__:
+	.cfi_startproc
+	cmpl	$0, cg_recording(%rip)
+	je	9f
+	PUSH5
+	FAST	48(%rsp), 40(%rsp), .Lfentry_slow
+.Lfentry_slow:
+	SLOW	208(%rsp), 200(%rsp)
+9:	ret
+	.cfi_endproc
+	.size	__fentry__, .-__fentry__
+
+	.section .note.GNU-stack,"",@progbits

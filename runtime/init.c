@@ -1,0 +1,315 @@
+/* Start-up, shut-down and glibc's profiling entry points.
+ *
+ * libcgprof replaces glibc's gmon runtime whole: when it is preloaded or
+ * linked in, the program's references to __monstartup, _mcleanup,
+ * moncontrol, profil, mcount and __fentry__ all bind here, so glibc's
+ * runtime never starts and only our gmon.out is written.
+ */
+#include "rt.h"
+#include "../include/cgprof.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define API __attribute__((visibility("default")))
+
+static int initialized;
+
+/* Finds the main executable (the first object dl_iterate_phdr reports). */
+static int find_main(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct cg_hist *h = data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0, text_hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (ph->p_vaddr < lo)
+            lo = ph->p_vaddr;
+        if (ph->p_vaddr + ph->p_memsz > hi)
+            hi = ph->p_vaddr + ph->p_memsz;
+        if ((ph->p_flags & PF_X) && ph->p_vaddr + ph->p_memsz > text_hi)
+            text_hi = ph->p_vaddr + ph->p_memsz;
+    }
+    h->bias = info->dlpi_addr;
+    h->image_lo = lo;
+    h->image_hi = hi;
+    /* glibc's range: __executable_start to etext, i.e. the start of the
+     * image to the end of the last executable segment, rounded to 4. */
+    h->lowpc = lo & ~(uintptr_t)3;
+    h->highpc = (text_hi + 3) & ~(uintptr_t)3;
+    return 1;
+}
+
+static void hist_init(void)
+{
+    dl_iterate_phdr(find_main, &cg_hist);
+    if (cg_hist.highpc <= cg_hist.lowpc)
+        return;
+    /* glibc's bin count: two bytes of counter per two bytes of text,
+     * rounded to 8 bytes -- gprof then shows the same granularity. */
+    uint64_t text = cg_hist.highpc - cg_hist.lowpc;
+    uint64_t kbytes = ((text / 2) + 7) & ~(uint64_t)7;
+    cg_hist.nbins = (uint32_t)(kbytes / 2);
+    void *p = mmap(NULL, (size_t)cg_hist.nbins * 4, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        cg_say("cannot map the histogram: sampling is off", "", "");
+        cg_hist.nbins = 0;
+        return;
+    }
+    cg_hist.bins = p;
+}
+
+static const struct {
+    const char *name;
+    int sig;
+} signames[] = {
+    {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"USR1", SIGUSR1},
+    {"USR2", SIGUSR2}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"CONT", SIGCONT},
+    {"TSTP", SIGTSTP}, {"WINCH", SIGWINCH},
+};
+
+static int parse_signal(const char *s)
+{
+    if (strncasecmp(s, "SIG", 3) == 0)
+        s += 3;
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*s && !*end)
+        return n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP && n != SIGPROF ? (int)n : -1;
+    for (size_t i = 0; i < sizeof signames / sizeof signames[0]; i++)
+        if (strcasecmp(s, signames[i].name) == 0)
+            return signames[i].sig;
+    return -1;
+}
+
+static void on_dump_signal(int sig)
+{
+    (void)sig;
+    cg_write_profile(0);
+}
+
+static void after_fork_child(void)
+{
+    cg_output_after_fork();
+    cg_arcs_after_fork();
+    cg_sample_after_fork();
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t max)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || n > max) {
+        cg_say("ignoring ", name, ": not a valid number");
+        return dflt;
+    }
+    return n;
+}
+
+/* Runs from our constructor, or from the first call of a profiled function
+ * if that comes first (a constructor of an object initialized before us). */
+void cg_init(void)
+{
+    if (__atomic_exchange_n(&initialized, 1, __ATOMIC_ACQ_REL))
+        return;
+    int saved = errno;
+    cg_hz = (unsigned)env_u64("CGPROF_FREQ", 1000, 100000);
+    cg_arcs_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
+    cg_output_init();
+    hist_init();
+    if (cg_sample_init() != 0)
+        cg_say("cannot install the SIGPROF handler: sampling is off", "", "");
+    const char *ds = getenv("CGPROF_DUMP_SIGNAL");
+    if (ds && *ds) {
+        int sig = parse_signal(ds);
+        if (sig < 0) {
+            cg_say("CGPROF_DUMP_SIGNAL=", ds, ": not a signal that can dump the profile");
+        } else {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_dump_signal;
+            sa.sa_flags = SA_RESTART;
+            sigemptyset(&sa.sa_mask);
+            sigaction(sig, &sa, NULL);
+        }
+    }
+    pthread_atfork(NULL, NULL, after_fork_child);
+    cg_thread_track();
+    errno = saved;
+}
+
+__attribute__((constructor(101))) static void cg_ctor(void)
+{
+    cg_init();
+}
+
+__attribute__((destructor(101))) static void cg_fini(void)
+{
+    cg_write_profile(1);
+}
+
+/* ---- glibc's profiling interface ---------------------------------- */
+
+/* gcrt1.o calls this with the text range before main; our range is the
+ * same one, found from the program headers, so the arguments are not
+ * needed.  It only makes sure we are initialized. */
+API void __monstartup(unsigned long lowpc, unsigned long highpc)
+{
+    (void)lowpc;
+    (void)highpc;
+    cg_init();
+    __atomic_store_n(&cg_instrumented, 1, __ATOMIC_RELAXED);
+}
+
+API void monstartup(unsigned long lowpc, unsigned long highpc)
+{
+    __monstartup(lowpc, highpc);
+}
+
+/* Registered with atexit by gcrt1.o; also callable by a program. */
+API void _mcleanup(void)
+{
+    cg_write_profile(1);
+}
+
+API void moncontrol(int mode)
+{
+    __atomic_store_n(&cg_recording, mode != 0, __ATOMIC_RELAXED);
+}
+
+API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
+{
+    cg_profil_set(buf, bufsiz, offset, scale);
+    return 0;
+}
+
+API int cgprof_dump(void)
+{
+    return cg_write_profile(0);
+}
+
+/* ---- exec: the data so far is written before the image is replaced ---- */
+
+#define REAL(name, type)                                                                           \
+    static type real_##name;                                                                       \
+    if (!real_##name)                                                                              \
+        real_##name = (type)dlsym(RTLD_NEXT, #name);                                               \
+    if (!real_##name) {                                                                            \
+        errno = ENOSYS;                                                                            \
+        return -1;                                                                                 \
+    }
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+
+API int execve(const char *path, char *const argv[], char *const envp[])
+{
+    REAL(execve, execve_fn);
+    cg_write_profile(1);
+    return real_execve(path, argv, envp);
+}
+
+API int execv(const char *path, char *const argv[])
+{
+    REAL(execv, execv_fn);
+    cg_write_profile(1);
+    return real_execv(path, argv);
+}
+
+API int execvp(const char *file, char *const argv[])
+{
+    REAL(execvp, execv_fn);
+    cg_write_profile(1);
+    return real_execvp(file, argv);
+}
+
+API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    REAL(execvpe, execve_fn);
+    cg_write_profile(1);
+    return real_execvpe(file, argv, envp);
+}
+
+API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    REAL(fexecve, fexecve_fn);
+    cg_write_profile(1);
+    return real_fexecve(fd, argv, envp);
+}
+
+/* The execl family: gather the variadic list, then go through the above. */
+static char **gather(const char *arg0, va_list ap, char ***envp)
+{
+    size_t n = 1;
+    va_list cp;
+    va_copy(cp, ap);
+    while (va_arg(cp, char *))
+        n++;
+    va_end(cp);
+    char **argv = malloc((n + 1) * sizeof *argv);
+    if (!argv)
+        return NULL;
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i <= n; i++)
+        argv[i] = va_arg(ap, char *);
+    if (envp)
+        *envp = va_arg(ap, char **);
+    return argv;
+}
+
+API int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    char **argv = gather(arg, ap, NULL);
+    va_end(ap);
+    if (!argv)
+        return -1;
+    int rc = execv(path, argv);
+    free(argv);
+    return rc;
+}
+
+API int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    char **argv = gather(arg, ap, NULL);
+    va_end(ap);
+    if (!argv)
+        return -1;
+    int rc = execvp(file, argv);
+    free(argv);
+    return rc;
+}
+
+API int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    char **envp;
+    char **argv = gather(arg, ap, &envp);
+    va_end(ap);
+    if (!argv)
+        return -1;
+    int rc = execve(path, argv, envp);
+    free(argv);
+    return rc;
+}

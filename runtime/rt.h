@@ -1,0 +1,111 @@
+/* Internal declarations shared by the libcgprof runtime's files. */
+#ifndef CGPROF_RT_H
+#define CGPROF_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Everything not named in runtime/exports.map is hidden; this makes it so
+ * at compile time too, so calls between our files need no PLT. */
+#define CG_HIDDEN __attribute__((visibility("hidden")))
+
+/* Multiplier of the arc hash (Fibonacci hashing); mcount.S has a copy. */
+#define CG_HASH_MUL 0x9E3779B97F4A7C15ull
+
+/* One recorded call arc.  Arcs live in chunks that never move, so a pointer
+ * to one stays valid while the hash index in front of them is rebuilt. */
+struct cg_arc {
+    uintptr_t from;
+    uintptr_t self;
+    uint64_t count; /* changed only by its own thread, one instruction at a time */
+};
+
+struct cg_chunk {
+    struct cg_chunk *next;
+    uint32_t cap;
+    uint32_t used; /* published with release order after the arc is filled */
+    struct cg_arc arcs[];
+};
+
+/* Per-thread arc table.  It outlives its thread: on thread exit it is
+ * released (in_use = 0) and the next new thread adopts it, counts and all,
+ * since counts of one arc are simply summed.  It is never unmapped, so the
+ * writer can read every table of every thread at any time. */
+struct cg_table {
+    struct cg_table *next; /* registry list; entries are never removed */
+    int in_use;            /* atomic: 1 while a live thread owns it */
+    struct cg_arc **slots; /* open-addressing index into the chunks */
+    uint64_t mask;         /* nslots - 1 */
+    unsigned shift;        /* 64 - log2(nslots) */
+    uint64_t narcs;        /* arcs indexed by slots */
+    struct cg_chunk *chunks;
+    uint64_t lost;         /* calls not recorded for want of memory */
+};
+
+/* Thread-local state: the two fields the entry stubs read first, then the rest.
+ * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
+struct cg_tls {
+    struct cg_arc **slots;
+    unsigned shift;     /* the index has 2^(64-shift) slots */
+    int busy;           /* inside cg_arc_slow: nested calls go to pending */
+    struct cg_table *table;
+    unsigned npending;  /* atomic: calls seen while busy (signal handlers) */
+    uintptr_t pending[32][2];
+    int timer_on;
+    int key_set;
+    void *timer;        /* timer_t */
+};
+
+extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
+extern struct cg_arc *cg_empty_slots[2] CG_HIDDEN;
+
+/* Global switches and configuration, set up once by cg_init. */
+extern int cg_recording CG_HIDDEN; /* moncontrol(): 0 stops arcs and samples */
+extern unsigned cg_hz CG_HIDDEN;   /* sampling rate, 0 = no sampling */
+/* Set once the program shows it was built with -pg (gcrt1's __monstartup
+ * or a first mcount); a process without it writes no profile, so that a
+ * shell or tool started by a profiled program leaves gmon.out alone. */
+extern int cg_instrumented CG_HIDDEN;
+
+/* init.c */
+void cg_init(void) CG_HIDDEN;
+
+/* Main executable: histogram range in link-time addresses and load bias. */
+struct cg_hist {
+    uintptr_t lowpc, highpc, bias;
+    uintptr_t image_lo, image_hi; /* whole mapped image, link-time */
+    uint32_t nbins;
+    uint32_t *bins;      /* 32-bit internally; split on output */
+    uint64_t samples;    /* all samples taken (atomic) */
+    uint64_t outside;    /* samples whose pc fell outside [lowpc, highpc) */
+};
+extern struct cg_hist cg_hist CG_HIDDEN;
+
+/* arcs.c */
+void cg_arc_slow(uintptr_t from, uintptr_t self) CG_HIDDEN;
+struct cg_table *cg_tables(void) CG_HIDDEN;
+void cg_arcs_thread_exit(void) CG_HIDDEN;
+void cg_arcs_after_fork(void) CG_HIDDEN;
+void cg_arcs_set_limit(uint64_t bytes) CG_HIDDEN;
+void *cg_map(size_t bytes) CG_HIDDEN;
+void cg_unmap(void *p, size_t bytes) CG_HIDDEN;
+
+/* sample.c */
+int cg_sample_init(void) CG_HIDDEN;
+void cg_thread_timer_start(void) CG_HIDDEN;
+void cg_thread_timer_stop(void) CG_HIDDEN;
+void cg_sample_after_fork(void) CG_HIDDEN;
+void cg_profil_set(unsigned short *buf, size_t bufsiz, size_t offset, unsigned scale) CG_HIDDEN;
+
+/* threads.c */
+void cg_thread_track(void) CG_HIDDEN;
+
+/* write.c */
+int cg_write_profile(int final) CG_HIDDEN;
+void cg_output_init(void) CG_HIDDEN;
+void cg_output_after_fork(void) CG_HIDDEN;
+void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
+char *cg_utoa(uint64_t v, char *end) CG_HIDDEN;
+
+#endif

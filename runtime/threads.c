@@ -1,0 +1,76 @@
+/* Threads: every thread is sampled from its start and hands its arc table
+ * on when it ends.
+ *
+ * pthread_create is interposed so a thread gets its CPU timer before it
+ * runs a single instruction of its own, whether or not it ever calls a
+ * profiled function.  A thread we did not see start (created by a raw
+ * clone, or before we were loaded) is picked up at its first mcount.  A
+ * pthread key's destructor tells us when a thread ends.
+ */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg)
+{
+    (void)arg;
+    cg_thread_timer_stop();
+    cg_arcs_thread_exit();
+    cg_tls.key_set = 0;
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+void cg_thread_track(void)
+{
+    struct cg_tls *t = &cg_tls;
+    cg_thread_timer_start();
+    if (!t->key_set) {
+        pthread_once(&key_once, make_key);
+        t->key_set = 1;
+        pthread_setspecific(exit_key, (void *)1);
+    }
+}
+
+struct start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void *thread_start(void *p)
+{
+    struct start s = *(struct start *)p;
+    free(p);
+    cg_thread_track();
+    return s.fn(s.arg);
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t *th,
+                                                          const pthread_attr_t *attr,
+                                                          void *(*fn)(void *), void *arg)
+{
+    static create_fn real;
+    if (!real)
+        real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!real)
+        abort();
+    struct start *s = malloc(sizeof *s);
+    if (!s)
+        return real(th, attr, fn, arg); /* still runs; sampled from its first call */
+    s->fn = fn;
+    s->arg = arg;
+    int rc = real(th, attr, thread_start, s);
+    if (rc != 0)
+        free(s);
+    return rc;
+}

@@ -1,0 +1,315 @@
+/* Writing the profile: gmon.out in GNU format (version 1), atomically.
+ *
+ * Async-signal-safe throughout, so the same code serves exit, exec, the
+ * dump signal and cgprof_dump(): memory comes from mmap, text is formatted
+ * by hand, the file is written with write(2) under a temporary name and
+ * renamed into place, so a reader never sees half a profile.
+ *
+ * Counts wider than the format: a histogram bin above 65535 is spread over
+ * several histogram records of the same range (GNU gprof sums them), and an
+ * arc count above 2^32-1 over several arc records (summed too).  Calls lost
+ * for want of memory are written as an arc record from pc 0 to pc 0, which
+ * no symbol covers; `cgprof report` reads it back and warns.
+ */
+#include "rt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+uint64_t cg_nested_lost(void) CG_HIDDEN;
+
+static char out_path[4096];   /* CGPROF_OUTPUT, or empty */
+static char out_prefix[4096]; /* GMON_OUT_PREFIX, or empty */
+static int is_child;          /* forked child: a file of its own */
+static int writing;           /* atomic: one writer at a time */
+
+void cg_say(const char *a, const char *b, const char *c)
+{
+    const char *parts[4] = {"cgprof: ", a, b, c};
+    for (int i = 0; i < 4; i++)
+        if (parts[i] && write(2, parts[i], strlen(parts[i])) < 0)
+            return;
+    if (write(2, "\n", 1) < 0)
+        return;
+}
+
+/* Formats v in decimal ending just before `end`; returns the first char. */
+char *cg_utoa(uint64_t v, char *end)
+{
+    char *p = end;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    return p;
+}
+
+static void copy(char *dst, const char *src, size_t cap)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+void cg_output_init(void)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "CGPROF_OUTPUT=", 14) == 0 && (*e)[14])
+            copy(out_path, *e + 14, sizeof out_path);
+        else if (strncmp(*e, "GMON_OUT_PREFIX=", 16) == 0 && (*e)[16])
+            copy(out_prefix, *e + 16, sizeof out_prefix);
+    }
+}
+
+void cg_output_after_fork(void)
+{
+    is_child = 1;
+    writing = 0;
+}
+
+/* The file name, decided at write time as glibc does (so after chdir too). */
+static void output_name(char *buf, size_t cap)
+{
+    char num[24];
+    const char *pid = cg_utoa((uint64_t)getpid(), num + sizeof num);
+    const char *base = out_path[0] ? out_path : out_prefix[0] ? out_prefix : "gmon.out";
+    int add_pid = out_prefix[0] && !out_path[0] ? 1 : is_child;
+    copy(buf, base, cap);
+    if (add_pid) {
+        size_t n = strlen(buf);
+        if (n + 1 + strlen(pid) < cap) {
+            buf[n] = '.';
+            copy(buf + n + 1, pid, cap - n - 1);
+        }
+    }
+}
+
+/* Arcs of all threads summed: an open-addressing table in mapped memory. */
+struct merged {
+    struct cg_arc *arcs;
+    uint64_t cap, n;
+    size_t bytes;
+};
+
+static int merge_arcs(struct merged *m)
+{
+    uint64_t total = 0;
+    for (struct cg_table *tb = cg_tables(); tb; tb = tb->next)
+        for (struct cg_chunk *c = __atomic_load_n(&tb->chunks, __ATOMIC_ACQUIRE); c; c = c->next)
+            total += __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+    m->cap = 16;
+    while (m->cap < total * 2)
+        m->cap *= 2;
+    m->bytes = m->cap * sizeof *m->arcs;
+    m->arcs = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m->arcs == MAP_FAILED)
+        return -1;
+    m->n = 0;
+    for (struct cg_table *tb = cg_tables(); tb; tb = tb->next) {
+        for (struct cg_chunk *c = __atomic_load_n(&tb->chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
+            uint32_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+            for (uint32_t i = 0; i < used && m->n < total; i++) {
+                const struct cg_arc *a = &c->arcs[i];
+                uint64_t count = __atomic_load_n(&a->count, __ATOMIC_RELAXED);
+                if (count == 0)
+                    continue;
+                uint64_t h = ((a->from ^ (a->self << 17)) * CG_HASH_MUL) & (m->cap - 1);
+                while (m->arcs[h].count &&
+                       (m->arcs[h].from != a->from || m->arcs[h].self != a->self))
+                    h = (h + 1) & (m->cap - 1);
+                if (!m->arcs[h].count) {
+                    m->arcs[h].from = a->from;
+                    m->arcs[h].self = a->self;
+                    m->n++;
+                }
+                m->arcs[h].count += count;
+            }
+        }
+    }
+    return 0;
+}
+
+static uint64_t lost_calls(void)
+{
+    uint64_t lost = cg_nested_lost();
+    for (struct cg_table *tb = cg_tables(); tb; tb = tb->next)
+        lost += __atomic_load_n(&tb->lost, __ATOMIC_RELAXED);
+    return lost;
+}
+
+/* Link-time address for pcs inside the executable (PIE: minus the load
+ * bias, as glibc writes them); other pcs stay as they were at run time. */
+static uintptr_t file_pc(uintptr_t pc)
+{
+    uintptr_t lo = cg_hist.bias + cg_hist.image_lo, hi = cg_hist.bias + cg_hist.image_hi;
+    return pc >= lo && pc < hi ? pc - cg_hist.bias : pc;
+}
+
+struct out {
+    char *buf;
+    size_t len, cap;
+};
+
+static void put(struct out *o, const void *p, size_t n)
+{
+    if (o->len + n <= o->cap)
+        memcpy(o->buf + o->len, p, n);
+    o->len += n;
+}
+
+static void put_arc(struct out *o, uintptr_t from, uintptr_t self, uint32_t count)
+{
+    unsigned char tag = 1;
+    put(o, &tag, 1);
+    put(o, &from, sizeof from);
+    put(o, &self, sizeof self);
+    put(o, &count, sizeof count);
+}
+
+static void put_arc_wide(struct out *o, uintptr_t from, uintptr_t self, uint64_t count)
+{
+    while (count > UINT32_MAX) {
+        put_arc(o, from, self, UINT32_MAX);
+        count -= UINT32_MAX;
+    }
+    if (count)
+        put_arc(o, from, self, (uint32_t)count);
+}
+
+/* Lays out the whole file in o; with o->cap == 0 only measures it. */
+static void layout(struct out *o, const struct merged *m, uint64_t lost)
+{
+    const char head[20] = {'g', 'm', 'o', 'n', 1, 0, 0, 0};
+    put(o, head, sizeof head);
+    uint32_t maxbin = 0;
+    for (uint32_t i = 0; i < cg_hist.nbins; i++)
+        if (cg_hist.bins[i] > maxbin)
+            maxbin = cg_hist.bins[i];
+    uint32_t nrec = cg_hist.bins && cg_hist.nbins ? (maxbin + 65534) / 65535 : 0;
+    if (cg_hist.bins && cg_hist.nbins && nrec == 0)
+        nrec = 1;
+    for (uint32_t r = 0; r < nrec; r++) {
+        unsigned char tag = 0;
+        put(o, &tag, 1);
+        put(o, &cg_hist.lowpc, sizeof cg_hist.lowpc);
+        put(o, &cg_hist.highpc, sizeof cg_hist.highpc);
+        uint32_t n = cg_hist.nbins, rate = cg_hz ? cg_hz : 1000;
+        put(o, &n, 4);
+        put(o, &rate, 4);
+        char dim[16] = "seconds";
+        dim[15] = 's';
+        put(o, dim, 16);
+        for (uint32_t i = 0; i < cg_hist.nbins; i++) {
+            uint64_t c = cg_hist.bins[i];
+            uint64_t base = (uint64_t)r * 65535;
+            uint16_t v = c > base ? (uint16_t)(c - base > 65535 ? 65535 : c - base) : 0;
+            put(o, &v, 2);
+        }
+    }
+    for (uint64_t i = 0; i < m->cap; i++)
+        if (m->arcs[i].count)
+            put_arc_wide(o, file_pc(m->arcs[i].from), file_pc(m->arcs[i].self),
+                         m->arcs[i].count);
+    if (lost)
+        put_arc_wide(o, 0, 0, lost);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int write_locked(int final)
+{
+    char name[4200], tmp[4300], num[24];
+    output_name(name, sizeof name);
+    struct merged m;
+    if (merge_arcs(&m) != 0) {
+        cg_say("cannot map memory to write ", name, "");
+        return -1;
+    }
+    uint64_t lost = lost_calls();
+    struct out o = {0};
+    layout(&o, &m, lost);
+    o.cap = o.len;
+    o.len = 0;
+    o.buf = mmap(NULL, o.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int rc = -1;
+    if (o.buf == MAP_FAILED) {
+        cg_say("cannot map memory to write ", name, "");
+        goto out_arcs;
+    }
+    layout(&o, &m, lost);
+    copy(tmp, name, sizeof tmp - 40);
+    size_t n = strlen(tmp);
+    copy(tmp + n, ".cgprof-tmp.", sizeof tmp - n);
+    n = strlen(tmp);
+    copy(tmp + n, cg_utoa((uint64_t)getpid(), num + sizeof num), sizeof tmp - n);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        cg_say("cannot create ", tmp, ": profile not written");
+        goto out_buf;
+    }
+    if (write_all(fd, o.buf, o.len) != 0 || close(fd) != 0) {
+        cg_say("cannot write ", tmp, ": profile not written");
+        unlink(tmp);
+        goto out_buf;
+    }
+    if (rename(tmp, name) != 0) {
+        cg_say("cannot rename profile to ", name, "");
+        unlink(tmp);
+        goto out_buf;
+    }
+    if (lost && final)
+        cg_say(cg_utoa(lost, num + sizeof num), " calls could not be recorded (out of memory); "
+                                                "the count is in ",
+               name);
+    rc = 0;
+out_buf:
+    munmap(o.buf, o.cap);
+out_arcs:
+    munmap(m.arcs, m.bytes);
+    return rc;
+}
+
+/* Writes the profile now.  A final write (exit) waits for a write already
+ * under way in another thread; any other write gives way to it. */
+int cg_write_profile(int final)
+{
+    if (!__atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED))
+        return 0;
+    int saved = errno;
+    int expected = 0, waited = 0;
+    while (!__atomic_compare_exchange_n(&writing, &expected, 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        /* bounded: the writer might be the very code this thread interrupted */
+        if (!final || ++waited > 5000) {
+            cg_say("another write of the profile is under way; this one is skipped", "", "");
+            errno = saved;
+            return -1;
+        }
+        expected = 0;
+        usleep(1000);
+    }
+    int rc = write_locked(final);
+    __atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+    errno = saved;
+    return rc;
+}

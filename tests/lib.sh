@@ -1,0 +1,61 @@
+# lib.sh: helpers shared by the end-to-end tests (sourced by each tNNNN-*.sh).
+#
+# test_expect TITLE BODY   runs BODY (a shell snippet, steps joined by &&)
+#                          in the test's scratch directory; ok or FAIL.
+# skip_all REASON          when a prerequisite is missing: every test of the
+#                          script is reported "skipped: REASON".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+CGPROF=${CGPROF:-$BUILD/cgprof}
+LIBSO=$BUILD/libcgprof.so
+LIBA=$BUILD/libcgprof.a
+PROGS=$ROOT/tests/progs
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgprof-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+npass=0 nfail=0 nskip=0
+
+test_expect() {
+    if (cd "$WORK" && eval "$2") >"$WORK/.log" 2>&1; then
+        echo "ok - $1"
+        npass=$((npass + 1))
+    else
+        echo "FAIL - $1"
+        tail -n 40 "$WORK/.log" | sed 's/^/    /'
+        nfail=$((nfail + 1))
+    fi
+}
+
+test_skip() {
+    echo "skipped: $1 ($2)"
+    nskip=$((nskip + 1))
+}
+
+test_done() {
+    echo "# counts $npass $nfail $nskip"
+    [ "$nfail" -eq 0 ]
+}
+
+# arcs_gprof PROG GMON: "caller callee count" lines, sorted, as GNU gprof reads them.
+arcs_gprof() {
+    gprof -b -q "$1" "$2" | awk -f "$ROOT/tests/arcs.awk" | sort -u
+}
+
+# arcs_cgprof PROG GMON: the same as cgprof report shows them.
+arcs_cgprof() {
+    "$CGPROF" report -b -q "$1" "$2" | awk -f "$ROOT/tests/arcs.awk" | sort -u
+}
+
+# same_arcs EXPECTED PROG GMON: both readers show exactly the expected arcs.
+same_arcs() {
+    sort "$1" >expected.sorted &&
+    arcs_gprof "$2" "$3" >gprof.arcs &&
+    arcs_cgprof "$2" "$3" >cgprof.arcs &&
+    diff -u expected.sorted gprof.arcs &&
+    diff -u expected.sorted cgprof.arcs
+}
+
+# flat_calls PROG GMON FUNC: the calls column of FUNC in gprof's flat profile.
+flat_calls() {
+    gprof -b -p "$1" "$2" | awk -v f="$3" '$NF == f && NF == 7 { print $4 }'
+}

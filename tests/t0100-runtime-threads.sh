@@ -1,0 +1,36 @@
+#!/bin/sh
+# t0100: call counts stay exact under threads, read by GNU gprof and by cgprof.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$WORK/threads.expected" <<'X'
+thread_main work 4
+work hot 800000
+work ping 4000
+ping pong 20000
+pong ping 20000
+X
+
+for cc in gcc clang; do
+    command -v $cc >/dev/null || { test_skip "$cc threads" "no $cc"; continue; }
+    test_expect "$cc -O2 -pg, 4 threads: every arc count exact (preloaded)" "
+        $cc -O2 -pg -pthread $PROGS/threads.c -o threads &&
+        rm -f gmon.out && LD_PRELOAD=$LIBSO ./threads >/dev/null &&
+        same_arcs threads.expected threads gmon.out
+    "
+done
+
+sed 's/ 4$/ 8/; s/ 800000$/ 1600000/; s/ 4000$/ 8000/; s/ 20000$/ 40000/' \
+    "$WORK/threads.expected" >"$WORK/threads8.expected"
+test_expect "8 threads on 2 cores, -mfentry, linked with libcgprof.a: exact" "
+    gcc -O2 -pg -mfentry -DNT=8 -pthread $PROGS/threads.c $LIBA -o threads8 &&
+    rm -f gmon.out && ./threads8 >/dev/null &&
+    same_arcs threads8.expected threads8 gmon.out
+"
+
+test_expect "glibc's runtime on the same program (shown, not asserted)" "
+    gcc -O2 -pg -pthread $PROGS/threads.c -o threads_glibc &&
+    rm -f gmon.out && ./threads_glibc >/dev/null &&
+    arcs_gprof threads_glibc gmon.out >glibc.arcs &&
+    echo 'glibc kept:' >&2 && cat glibc.arcs >&2 && echo ok
+"
+test_done

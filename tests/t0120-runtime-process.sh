@@ -1,0 +1,62 @@
+#!/bin/sh
+# t0120: the profile survives fork, exec, exit from a thread, the last
+# thread's exit, deep recursion, and is written on demand by a signal.
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg -pthread "$PROGS/proc.c" -o "$WORK/proc" || exit 1
+
+test_expect "fork: the child starts empty and writes its own file" "
+    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./proc fork >out &&
+    child=\$(sed -n 's/^child //p' out) &&
+    printf 'main f 10\nmain h 5\n' >parent.exp && same_arcs parent.exp proc gmon.out &&
+    printf 'main g 7\n' >child.exp && same_arcs child.exp proc gmon.out.\$child
+"
+
+test_expect "exec: the data so far is written before the new image runs" "
+    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./proc exec &&
+    printf 'main f 3\n' >exp && same_arcs exp proc gmon.out
+"
+
+test_expect "exit() called from a thread: status kept, profile written" "
+    rm -f gmon.out*; LD_PRELOAD=$LIBSO ./proc threadexit; test \$? -eq 3 &&
+    printf 'exiter f 5\n' >exp && same_arcs exp proc gmon.out
+"
+
+test_expect "main ends with pthread_exit: written when the last thread exits" "
+    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./proc lastthread &&
+    printf 'worker f 4\n' >exp && same_arcs exp proc gmon.out
+"
+
+test_expect "recursion 100,000 frames deep: every call counted" "
+    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./proc deep &&
+    printf 'main rec 1\nrec rec 100000\n' >exp && same_arcs exp proc gmon.out
+"
+
+test_expect "CGPROF_DUMP_SIGNAL=USR1: a dump on demand, then the final file" "
+    rm -f gmon.* && CGPROF_DUMP_SIGNAL=USR1 LD_PRELOAD=$LIBSO ./proc dump &&
+    printf 'main f 1000\n' >dump.exp && same_arcs dump.exp proc gmon.dump &&
+    printf 'main f 1500\n' >final.exp && same_arcs final.exp proc gmon.out
+"
+
+test_expect "GMON_OUT_PREFIX gives PREFIX.PID, as glibc does" "
+    rm -f gmon.* prof.* &&
+    GMON_OUT_PREFIX=prof LD_PRELOAD=$LIBSO sh -c 'echo \$\$ >pid; exec ./proc deep' &&
+    test -f prof.\$(cat pid) && test ! -f gmon.out
+"
+
+test_expect "CGPROF_OUTPUT names the file; no temporary file is left" "
+    rm -f gmon.* && CGPROF_OUTPUT=sub.out LD_PRELOAD=$LIBSO ./proc deep &&
+    test -f sub.out && test ! -f gmon.out && ! ls *cgprof-tmp* 2>/dev/null
+"
+
+test_expect "a program not built with -pg writes no gmon.out" "
+    rm -f gmon.* && LD_PRELOAD=$LIBSO /bin/true && test ! -f gmon.out
+"
+
+test_expect "arc memory exhausted: lost calls counted, written and reported" "
+    rm -f gmon.* && CGPROF_ARC_MEMORY=12000 LD_PRELOAD=$LIBSO ./proc deep 2>err &&
+    grep -q '^cgprof: 100001 calls could not be recorded' err &&
+    $CGPROF report -b -q proc gmon.out >/dev/null 2>rep &&
+    grep -q 'calls were not recorded' rep
+"
+test_done

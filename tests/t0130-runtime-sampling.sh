@@ -1,0 +1,44 @@
+#!/bin/sh
+# t0130: every thread is sampled; the flat profile's seconds add up to the
+# process's CPU time; long runs do not wrap 16-bit histogram bins.
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg -pthread "$PROGS/spin.c" -o "$WORK/spin" || exit 1
+
+# flat_total PROG GMON: the last "cumulative seconds" of gprof's flat profile
+flat_total() {
+    gprof -b -p "$1" "$2" | awk '$1 ~ /^[0-9.]+$/ && NF >= 4 { t = $2 } END { print t + 0 }'
+}
+# within A B PCT: |A - B| <= PCT% of B
+within() {
+    awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
+        if (d > b * p / 100) { print a " is not within " p "% of " b; exit 1 } }'
+}
+
+for n in 1 4; do
+    test_expect "$n thread(s) of CPU: flat profile seconds within 10% of CPU time" "
+        rm -f gmon.out && LD_PRELOAD=$LIBSO ./spin threads $n 300 >cpu &&
+        total=\$(flat_total spin gmon.out) && echo \"flat \$total cpu \$(cat cpu)\" &&
+        within \$total \$(cat cpu) 10
+    "
+done
+
+test_expect "cgprof report shows the same seconds" "
+    rm -f gmon.out && LD_PRELOAD=$LIBSO ./spin threads 2 200 >cpu &&
+    gprof -b -p spin gmon.out | grep ' burn\$' >g &&
+    $CGPROF report -b -p spin gmon.out | grep ' burn\$' >c &&
+    diff g c
+"
+
+test_expect "a bin past 65,535 samples: split records, GNU gprof sums them" "
+    rm -f gmon.out && CGPROF_FREQ=100000 LD_PRELOAD=$LIBSO ./spin one 1200 >cpu &&
+    test \$(grep -c seconds gmon.out) -ge 2 &&
+    total=\$(flat_total spin gmon.out) && echo \"flat \$total cpu \$(cat cpu)\" &&
+    within \$total \$(cat cpu) 10
+"
+
+test_expect "CGPROF_FREQ=0: call counts only, still exact" "
+    rm -f gmon.out && CGPROF_FREQ=0 LD_PRELOAD=$LIBSO ./spin threads 1 50 >/dev/null &&
+    printf 'thread_main burn 1\n' >exp && same_arcs exp spin gmon.out
+"
+test_done

@@ -1,0 +1,36 @@
+#!/bin/sh
+# t0140: cgprof record runs a program under the runtime and stays out of
+# its way: exit status, signals, arguments and output file.
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg -pthread "$PROGS/calls.c" -o "$WORK/calls" || exit 1
+gcc -O2 -pg -pthread "$PROGS/proc.c" -o "$WORK/proc" || exit 1
+
+test_expect "record writes gmon.out with exact counts" "
+    rm -f gmon.out && $CGPROF record ./calls >/dev/null &&
+    same_arcs $PROGS/calls.arcs calls gmon.out
+"
+
+test_expect "record -o FILE and -F HZ" "
+    rm -f gmon.out && $CGPROF record -F 500 -o my.prof -- ./calls >/dev/null &&
+    test ! -f gmon.out && same_arcs $PROGS/calls.arcs calls my.prof &&
+    gprof -b -p calls my.prof | grep -q 'Each sample counts as 0.002 seconds'
+"
+
+test_expect "record passes the exit status through" "
+    $CGPROF record ./proc threadexit; test \$? -eq 3
+"
+
+test_expect "record passes a fatal signal through" "
+    $CGPROF record sh -c 'kill -TERM \$\$'; test \$? -eq 143
+"
+
+test_expect "record: a missing program is a one-line error, status 127" "
+    $CGPROF record ./no-such-program 2>err; test \$? -eq 127 &&
+    test \$(wc -l <err) -eq 1 && grep -q 'no-such-program' err
+"
+
+test_expect "record: a bad rate is refused" "
+    ! $CGPROF record -F abc ./calls 2>err && grep -q 'abc' err
+"
+test_done

@@ -11,6 +11,9 @@ RT_SRC  := runtime/arcs.c runtime/sample.c runtime/threads.c runtime/write.c run
 RT_ASM  := runtime/arch/x86_64/mcount.S
 RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
 RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
+# Extra flags for one side only, e.g. sanitizers (see tests/t0900-sanitizers.sh)
+RT_EXTRA   ?=
+TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
@@ -30,27 +33,27 @@ help:
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h include/cgprof.h
+$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h include/cgprof.h Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) $(RT_EXTRA) -c $< -o $@
 
 $(BUILD)/runtime/arch/x86_64/%.o: runtime/arch/x86_64/%.S
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
 $(BUILD)/libcgprof.so: $(RT_OBJ) runtime/exports.map
-	$(CC) -shared -o $@ $(RT_OBJ) -Wl,--version-script=runtime/exports.map -Wl,-z,defs
+	$(CC) -shared $(RT_EXTRA) -o $@ $(RT_OBJ) -Wl,--version-script=runtime/exports.map -Wl,-z,defs
 
 $(BUILD)/libcgprof.a: $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $(RT_OBJ)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(wildcard analysis/*.h output/*.h cli/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ianalysis -Ioutput -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TOOL_EXTRA) -Ianalysis -Ioutput -c $< -o $@
 
 $(BUILD)/cgprof: $(TOOL_OBJ)
-	$(CC) -o $@ $(TOOL_OBJ) $(TOOL_LIBS)
+	$(CC) $(TOOL_EXTRA) -o $@ $(TOOL_OBJ) $(TOOL_LIBS)
 
 demo: all
 	sh scripts/demo.sh

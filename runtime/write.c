@@ -26,6 +26,7 @@ static char out_path[4096];   /* CGPROF_OUTPUT, or empty */
 static char out_prefix[4096]; /* GMON_OUT_PREFIX, or empty */
 static int is_child;          /* forked child: a file of its own */
 static int writing;           /* atomic: one writer at a time */
+static uint64_t final_digest; /* what the last final write held; 0 = none */
 
 void cg_say(const char *a, const char *b, const char *c)
 {
@@ -72,6 +73,7 @@ void cg_output_after_fork(void)
 {
     is_child = 1;
     writing = 0;
+    final_digest = 0;
 }
 
 /* The file name, decided at write time as glibc does (so after chdir too). */
@@ -246,6 +248,15 @@ static int write_locked(int final)
         return -1;
     }
     uint64_t lost = lost_calls();
+    /* Exit writes twice (_mcleanup, then our destructor, which catches
+     * calls made in between); the second is skipped when nothing changed. */
+    uint64_t digest = 1 + lost + __atomic_load_n(&cg_hist.samples, __ATOMIC_RELAXED);
+    for (uint64_t i = 0; i < m.cap; i++)
+        digest += m.arcs[i].count;
+    if (final && digest == final_digest) {
+        munmap(m.arcs, m.bytes);
+        return 0;
+    }
     struct out o = {0};
     layout(&o, &m, lost);
     o.cap = o.len;
@@ -277,6 +288,8 @@ static int write_locked(int final)
         unlink(tmp);
         goto out_buf;
     }
+    if (final)
+        final_digest = digest;
     if (lost && final)
         cg_say(cg_utoa(lost, num + sizeof num), " calls could not be recorded (out of memory); "
                                                 "the count is in ",

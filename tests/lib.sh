@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 CGPROF=${CGPROF:-$BUILD/cgprof}
 LIBSO=$BUILD/libcgprof.so
-LIBA=$BUILD/libcgprof.a
+LIBA="$BUILD/libcgprof.a ${LINK_EXTRA:-}"  # LINK_EXTRA: what a sanitizer build of it needs
 PROGS=$ROOT/tests/progs
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgprof-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -47,10 +47,13 @@ arcs_cgprof() {
 }
 
 # same_arcs EXPECTED PROG GMON: both readers show exactly the expected arcs.
+# Arcs from libcgprof's thread_start are left out: it calls the thread's
+# function, and where that call is not a tail jump (unoptimized builds of
+# libcgprof.a linked into the program) the arc is real but not the test's.
 same_arcs() {
     sort "$1" >expected.sorted &&
-    arcs_gprof "$2" "$3" >gprof.arcs &&
-    arcs_cgprof "$2" "$3" >cgprof.arcs &&
+    arcs_gprof "$2" "$3" | grep -v "^thread_start " >gprof.arcs &&
+    arcs_cgprof "$2" "$3" | grep -v "^thread_start " >cgprof.arcs &&
     diff -u expected.sorted gprof.arcs &&
     diff -u expected.sorted cgprof.arcs
 }

@@ -20,9 +20,9 @@
  * and add one to the arc's count with a single instruction, so that a
  * signal handler on the same thread cannot interleave with it.
  *
- * Slow path (cg_arc_slow, in C): a new arc, a new thread, or a full probe.
- * It may call into libc, so every argument register, xmm0-xmm7 included,
- * is saved around it.
+ * Slow path (cg_arc_slow, in C): a new arc or a new thread.  It may call
+ * into libc, so every argument register, xmm0-xmm7 included, is saved
+ * around it, on a realigned stack.
  */
 
 	.text
@@ -113,21 +113,30 @@ cg_hash_mul:
 	.cfi_adjust_cfa_offset 8
 .endm
 
-/* SLOW from, self: every argument register saved, cg_arc_slow(from, self).
- * The frame is 128 bytes of xmm, 8 registers and one word of padding: rsp
- * is 8 mod 16 on entry, so 200 bytes leave it 16-byte aligned at the call;
- * the stub's return address is then at 200(%rsp). */
-.macro SLOW from, self
-	subq	$200, %rsp
-	.cfi_adjust_cfa_offset 200
+/* The slow path, shared by both stubs, which jump here with rdi and rsi
+ * pushed and loaded with frompc and selfpc.  It saves every other argument
+ * register, xmm0-xmm7 included, and calls cg_arc_slow on a 16-byte aligned
+ * stack: the stubs' callers give no alignment guarantee (gcc -O0 calls
+ * mcount with rsp 0 mod 16, and __fentry__ runs before the prologue).
+ * rbx, callee-saved, anchors the frame while rsp is realigned. */
+	.type	cg_slow_common, @function
+	.p2align 4
+cg_slow_common:
+	.cfi_startproc
+	.cfi_def_cfa_offset 24
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
+	movq	%rsp, %rbx
+	.cfi_def_cfa_register rbx
+	andq	$-16, %rsp
+	subq	$192, %rsp
 	movq	%rax, 128(%rsp)
 	movq	%rcx, 136(%rsp)
 	movq	%rdx, 144(%rsp)
-	movq	%rsi, 152(%rsp)
-	movq	%rdi, 160(%rsp)
-	movq	%r8, 168(%rsp)
-	movq	%r9, 176(%rsp)
-	movq	%r10, 184(%rsp)
+	movq	%r8, 152(%rsp)
+	movq	%r9, 160(%rsp)
+	movq	%r10, 168(%rsp)
 	movdqu	%xmm0, 0(%rsp)
 	movdqu	%xmm1, 16(%rsp)
 	movdqu	%xmm2, 32(%rsp)
@@ -136,8 +145,6 @@ cg_hash_mul:
 	movdqu	%xmm5, 80(%rsp)
 	movdqu	%xmm6, 96(%rsp)
 	movdqu	%xmm7, 112(%rsp)
-	movq	\from, %rdi
-	movq	\self, %rsi
 	call	cg_arc_slow
 	movdqu	0(%rsp), %xmm0
 	movdqu	16(%rsp), %xmm1
@@ -150,15 +157,21 @@ cg_hash_mul:
 	movq	128(%rsp), %rax
 	movq	136(%rsp), %rcx
 	movq	144(%rsp), %rdx
-	movq	152(%rsp), %rsi
-	movq	160(%rsp), %rdi
-	movq	168(%rsp), %r8
-	movq	176(%rsp), %r9
-	movq	184(%rsp), %r10
-	addq	$200, %rsp
-	.cfi_adjust_cfa_offset -200
+	movq	152(%rsp), %r8
+	movq	160(%rsp), %r9
+	movq	168(%rsp), %r10
+	movq	%rbx, %rsp
+	.cfi_def_cfa_register rsp
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore rbx
+	popq	%rsi
+	.cfi_adjust_cfa_offset -8
+	popq	%rdi
+	.cfi_adjust_cfa_offset -8
 	ret
-.endm
+	.cfi_endproc
+	.size	cg_slow_common, .-cg_slow_common
 
 	.globl	mcount
 	.type	mcount, @function
@@ -170,7 +183,14 @@ mcount:
 	PUSH5
 	FAST	8(%rbp), 40(%rsp), .Lmcount_slow
 .Lmcount_slow:
-	SLOW	8(%rbp), 200(%rsp)
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	movq	8(%rbp), %rdi		/* frompc */
+	movq	16(%rsp), %rsi		/* selfpc */
+	jmp	cg_slow_common
+	.cfi_adjust_cfa_offset -16
 9:	ret
 	.cfi_endproc
 	.size	mcount, .-mcount
@@ -189,7 +209,14 @@ __fentry__:
 	PUSH5
 	FAST	48(%rsp), 40(%rsp), .Lfentry_slow
 .Lfentry_slow:
-	SLOW	208(%rsp), 200(%rsp)
+	pushq	%rdi
+	.cfi_adjust_cfa_offset 8
+	pushq	%rsi
+	.cfi_adjust_cfa_offset 8
+	movq	24(%rsp), %rdi		/* frompc */
+	movq	16(%rsp), %rsi		/* selfpc */
+	jmp	cg_slow_common
+	.cfi_adjust_cfa_offset -16
 9:	ret
 	.cfi_endproc
 	.size	__fentry__, .-__fentry__

@@ -1,0 +1,586 @@
+/* The call-graph analysis of the gprof paper, computed the way GNU gprof computes it.
+ *
+ * Steps, in order (cg_build):
+ *  1. Histogram bins are credited to functions.  A bin straddling a
+ *     function boundary is split in proportion to the overlap, with
+ *     addresses in 2-byte units and bin bounds truncated as gprof does.
+ *  2. Arcs are tallied per (caller, callee) function pair.  An arc whose
+ *     call site or target lies in no known function is dropped entirely
+ *     (GNU gprof 2.40 does the same), so a function called only from
+ *     outside the executable, like main, shows as <spontaneous>.
+ *  3. A depth-first numbering from each function in address order finds
+ *     the cycles (strongly connected components) and a topological order
+ *     with every cycle collapsed into one number.  gprof's own traversal
+ *     is used rather than Tarjan's so that cycle heads, cycle numbers
+ *     (1..N by the address of the first member visited) and member order
+ *     come out exactly as in gprof.
+ *  4. Top down, each function or cycle gets its propagation fraction from
+ *     its callers; bottom up, time flows to callers:
+ *     T_r = S_r + sum over callees e of T_e * C_e^r / C_e, where a cycle
+ *     is one node whose calls are those from outside it.
+ *
+ * Arc lists are kept newest-first, as gprof links them, because several
+ * later steps visit them in list order and ties are broken by it.
+ */
+#include "callgraph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DFN_NAN  0
+#define DFN_BUSY (-1)
+
+/* gprof leaves the profiling runtime's own helpers out of the profile. */
+static int is_default_excluded(const char *name)
+{
+    static const char *const list[] = {"_gprof_mcount",     "mcount",    "_mcount", "__mcount",
+                                       "__mcount_internal", "__mcleanup"};
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+        if (strcmp(name, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void msort_rec(int *b, size_t n, int *tmp, int (*cmp)(int, int, const void *),
+                      const void *ctx)
+{
+    if (n <= 1)
+        return;
+    size_t n1 = n / 2, n2 = n - n1;
+    int *b1 = b, *b2 = b + n1, *t = tmp;
+    msort_rec(b1, n1, tmp, cmp, ctx);
+    msort_rec(b2, n2, tmp, cmp, ctx);
+    while (n1 > 0 && n2 > 0) {
+        if (cmp(*b1, *b2, ctx) <= 0) {
+            *t++ = *b1++;
+            n1--;
+        } else {
+            *t++ = *b2++;
+            n2--;
+        }
+    }
+    if (n1 > 0)
+        memcpy(t, b1, n1 * sizeof *t);
+    memcpy(b, tmp, (n - n2) * sizeof *b);
+}
+
+void cg_sort(int *idx, size_t n, int (*cmp)(int, int, const void *), const void *ctx)
+{
+    int *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp) {
+        /* Without scratch memory fall back to insertion sort: same order. */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && cmp(idx[j - 1], idx[j], ctx) > 0; j--) {
+                int s = idx[j];
+                idx[j] = idx[j - 1];
+                idx[j - 1] = s;
+            }
+        return;
+    }
+    msort_rec(idx, n, tmp, cmp, ctx);
+    free(tmp);
+}
+
+static void init_node(struct cg_node *n, int self)
+{
+    memset(n, 0, sizeof *n);
+    n->cyc_head = self;
+    n->cyc_next = CG_NONE;
+    n->first_child = CG_NONE;
+    n->first_parent = CG_NONE;
+    n->top_order = DFN_NAN;
+}
+
+static int init_nodes(struct callgraph *g, const struct symtab *st)
+{
+    g->nsyms = st->n;
+    g->nodes = malloc((st->n ? st->n : 1) * sizeof *g->nodes);
+    if (!g->nodes)
+        return -1;
+    for (size_t i = 0; i < st->n; i++) {
+        init_node(&g->nodes[i], (int)i);
+        g->nodes[i].name = st->syms[i].name;
+        g->nodes[i].file = st->syms[i].file;
+        g->nodes[i].excluded = is_default_excluded(st->syms[i].name);
+    }
+    return 0;
+}
+
+/* ---- 1. histogram ---- */
+
+/* End (exclusive, in 2-byte units) of symbol J's share of the histogram:
+ * the next symbol's start. */
+static uint64_t scaled_end(const struct symtab *st, size_t j)
+{
+    if (j + 1 < st->n)
+        return st->syms[j + 1].addr / 2;
+    const struct symtab_sym *s = &st->syms[j];
+    return s->end_addr >= s->addr ? (s->end_addr + 1) / 2 : s->addr / 2;
+}
+
+static void credit(struct callgraph *g, size_t j, double c)
+{
+    if (g->nodes[j].excluded)
+        g->total_time -= c;
+    else
+        g->nodes[j].self_time += c;
+}
+
+static void assign_hist(struct callgraph *g, const struct symtab *st, const struct gmon_hist *h)
+{
+    uint64_t lowpc = h->low_pc / 2;
+    double scale = g->hist_scale;
+    size_t k = 1;
+    for (uint32_t i = 0; i < h->nbins; i++) {
+        if (!h->bins[i])
+            continue;
+        uint64_t bin_lo = lowpc + (uint64_t)(scale * i);
+        uint64_t bin_hi = lowpc + (uint64_t)(scale * (i + 1));
+        double count = h->bins[i];
+        g->total_time += count;
+        for (size_t j = k - 1; j < st->n; k = ++j) {
+            uint64_t sym_lo = st->syms[j].addr / 2, sym_hi = scaled_end(st, j);
+            if (bin_hi < sym_lo)
+                break;
+            if (bin_lo >= sym_hi)
+                continue;
+            uint64_t overlap =
+                (bin_hi < sym_hi ? bin_hi : sym_hi) - (bin_lo > sym_lo ? bin_lo : sym_lo);
+            if (overlap > 0)
+                credit(g, j, (double)overlap * count / scale);
+        }
+    }
+}
+
+static void assign_samples(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd)
+{
+    g->rate = 0;
+    if (gd->nhists == 0)
+        return;
+    const struct gmon_hist *f = &gd->hists[0];
+    g->has_hist = 1;
+    g->rate = f->rate;
+    memcpy(g->dimen, f->dimen, sizeof g->dimen);
+    g->dimen_abbrev = f->dimen_abbrev;
+    g->hist_scale = (double)((f->high_pc - f->low_pc) / 2) / f->nbins;
+    for (size_t i = 0; i < gd->nhists; i++)
+        assign_hist(g, st, &gd->hists[i]);
+}
+
+/* ---- 2. arcs ---- */
+
+static int find_arc(const struct callgraph *g, int parent, int child)
+{
+    for (int a = g->nodes[parent].first_child; a != CG_NONE; a = g->arcs[a].next_child)
+        if (g->arcs[a].child == child)
+            return a;
+    return CG_NONE;
+}
+
+static int add_arc(struct callgraph *g, int parent, int child, uint64_t count, size_t *cap)
+{
+    int a = find_arc(g, parent, child);
+    if (a != CG_NONE) {
+        g->arcs[a].count += count;
+        return 0;
+    }
+    if (g->narcs == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        struct cg_arc *n = realloc(g->arcs, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        g->arcs = n;
+        *cap = ncap;
+    }
+    a = (int)g->narcs++;
+    g->arcs[a] = (struct cg_arc){
+        parent, child, count, 0, 0, g->nodes[parent].first_child, g->nodes[child].first_parent};
+    g->nodes[parent].first_child = a;
+    g->nodes[child].first_parent = a;
+    return 0;
+}
+
+static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < gd->narcs; i++) {
+        long p = symtab_lookup(st, gd->arcs[i].from_pc);
+        long c = symtab_lookup(st, gd->arcs[i].self_pc);
+        if (p < 0 || c < 0)
+            continue;
+        g->nodes[c].ncalls += gd->arcs[i].count;
+        if (add_arc(g, (int)p, (int)c, gd->arcs[i].count, &cap) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void count_self_calls(struct callgraph *g)
+{
+    for (size_t i = 0; i < g->nsyms; i++) {
+        int a = find_arc(g, (int)i, (int)i);
+        if (a != CG_NONE) {
+            g->nodes[i].ncalls -= g->arcs[a].count;
+            g->nodes[i].self_calls = g->arcs[a].count;
+        }
+    }
+}
+
+/* ---- 3. depth-first numbering and cycles ---- */
+
+/* The traversal state: the stack of nodes being visited (1-based, as in
+ * the gprof paper), each with the next arc to follow. */
+struct dfn {
+    struct callgraph *g;
+    int *stack;
+    int *next_arc;
+    int depth;
+    int counter;
+};
+
+/* Appends C (with whatever is glommed onto it) to the cycle of HEAD whose
+ * last member is *TAIL. */
+static void glom(struct cg_node *nodes, int head, int *tail, int c)
+{
+    nodes[*tail].cyc_next = c;
+    nodes[c].cyc_head = head;
+    for (*tail = c; nodes[*tail].cyc_next != CG_NONE; *tail = nodes[*tail].cyc_next)
+        nodes[nodes[*tail].cyc_next].cyc_head = head;
+}
+
+/* CHILD is busy: it (or its cycle's head) is on the stack, so everything
+ * above that stack entry forms a cycle with it. */
+static void find_cycle(struct dfn *d, int child)
+{
+    struct cg_node *nodes = d->g->nodes;
+    int top, head = CG_NONE;
+    for (top = d->depth; top > 0; --top) {
+        head = d->stack[top];
+        if (child == head || (nodes[child].cyc_head != child && nodes[child].cyc_head == head))
+            break;
+    }
+    if (top <= 0 || top == d->depth)
+        return; /* not found (cannot happen) or a self-recursive call */
+    int tail = head;
+    while (nodes[tail].cyc_next != CG_NONE)
+        tail = nodes[tail].cyc_next;
+    head = nodes[head].cyc_head;
+    for (int i = top + 1; i <= d->depth; i++) {
+        int c = d->stack[i];
+        if (nodes[c].cyc_head == c)
+            glom(nodes, head, &tail, c);
+    }
+}
+
+static void pre_visit(struct dfn *d, int n)
+{
+    d->stack[++d->depth] = n;
+    d->next_arc[d->depth] = d->g->nodes[n].first_child;
+    d->g->nodes[n].top_order = DFN_BUSY;
+}
+
+static void post_visit(struct dfn *d, int n)
+{
+    struct cg_node *nodes = d->g->nodes;
+    if (nodes[n].cyc_head == n) {
+        ++d->counter;
+        for (int m = n; m != CG_NONE; m = nodes[m].cyc_next)
+            nodes[m].top_order = d->counter;
+    }
+    --d->depth;
+}
+
+static void dfn_from(struct dfn *d, int root)
+{
+    struct cg_node *nodes = d->g->nodes;
+    pre_visit(d, root);
+    while (d->depth > 0) {
+        int a = d->next_arc[d->depth];
+        if (a == CG_NONE) {
+            post_visit(d, d->stack[d->depth]);
+            continue;
+        }
+        d->next_arc[d->depth] = d->g->arcs[a].next_child;
+        int c = d->g->arcs[a].child;
+        if (nodes[c].top_order == DFN_NAN)
+            pre_visit(d, c);
+        else if (nodes[c].top_order == DFN_BUSY)
+            find_cycle(d, c);
+    }
+}
+
+static int number_nodes(struct callgraph *g)
+{
+    struct dfn d = {g, malloc((g->nsyms + 2) * sizeof(int)), malloc((g->nsyms + 2) * sizeof(int)),
+                    0, DFN_NAN};
+    int rc = (d.stack && d.next_arc) ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < g->nsyms; i++)
+        if (g->nodes[i].top_order == DFN_NAN)
+            dfn_from(&d, (int)i);
+    free(d.stack);
+    free(d.next_arc);
+    return rc;
+}
+
+/* Counts calls into cycle NUM (header H, first member SYM) from outside it
+ * and among its members. */
+static void count_cycle_calls(struct callgraph *g, int h, int sym, int num)
+{
+    struct cg_node *nodes = g->nodes;
+    for (int m = sym; m != CG_NONE; m = nodes[m].cyc_next)
+        for (int a = nodes[m].first_parent; a != CG_NONE; a = g->arcs[a].next_parent) {
+            int p = g->arcs[a].parent;
+            if (p == m)
+                continue;
+            if (nodes[p].cyc_num == num)
+                nodes[h].self_calls += g->arcs[a].count;
+            else
+                nodes[h].ncalls += g->arcs[a].count;
+        }
+}
+
+/* Gives each cycle a header node, numbered in address order of heads. */
+static int link_cycles(struct callgraph *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->nsyms; i++)
+        if (g->nodes[i].cyc_head == (int)i && g->nodes[i].cyc_next != CG_NONE)
+            n++;
+    struct cg_node *nodes = realloc(g->nodes, (g->nsyms + n + 1) * sizeof *nodes);
+    if (!nodes)
+        return -1;
+    g->nodes = nodes;
+    g->ncycles = n;
+    int num = 0;
+    for (size_t i = 0; i < g->nsyms; i++) {
+        if (!(nodes[i].cyc_head == (int)i && nodes[i].cyc_next != CG_NONE))
+            continue;
+        int h = (int)g->nsyms + num++;
+        init_node(&nodes[h], h);
+        nodes[h].print_flag = 1;
+        nodes[h].cyc_num = num;
+        nodes[h].cyc_next = (int)i;
+        for (int m = (int)i; m != CG_NONE; m = nodes[m].cyc_next) {
+            nodes[m].cyc_num = num;
+            nodes[m].cyc_head = h;
+        }
+        count_cycle_calls(g, h, (int)i, num);
+    }
+    return 0;
+}
+
+/* ---- 4. propagation ---- */
+
+static void inherit_plain(struct callgraph *g, int child)
+{
+    struct cg_node *nodes = g->nodes, *c = &nodes[child];
+    c->print_flag = 0;
+    c->prop_fract = 0.0;
+    for (int a = c->first_parent; a != CG_NONE; a = g->arcs[a].next_parent) {
+        int p = g->arcs[a].parent;
+        if (p == child)
+            continue;
+        c->print_flag |= nodes[p].print_flag;
+        if (c->ncalls != 0)
+            c->prop_fract += nodes[p].prop_fract * ((double)g->arcs[a].count / (double)c->ncalls);
+    }
+}
+
+static void inherit_cycle(struct callgraph *g, int head)
+{
+    struct cg_node *nodes = g->nodes, *h = &nodes[head];
+    h->print_flag = 0;
+    h->prop_fract = 0.0;
+    for (int m = h->cyc_next; m != CG_NONE; m = nodes[m].cyc_next)
+        for (int a = nodes[m].first_parent; a != CG_NONE; a = g->arcs[a].next_parent) {
+            int p = g->arcs[a].parent;
+            if (nodes[p].cyc_head == head)
+                continue;
+            h->print_flag |= nodes[p].print_flag;
+            if (h->ncalls != 0)
+                h->prop_fract +=
+                    nodes[p].prop_fract * ((double)g->arcs[a].count / (double)h->ncalls);
+        }
+    for (int m = head; m != CG_NONE; m = nodes[m].cyc_next) {
+        nodes[m].print_flag = h->print_flag;
+        nodes[m].prop_fract = h->prop_fract;
+    }
+}
+
+/* Top down: print flags and propagation fractions. */
+static void propagate_flags(struct callgraph *g, const int *top)
+{
+    int old_head = CG_NONE;
+    for (size_t i = g->nsyms; i-- > 0;) {
+        int child = top[i];
+        struct cg_node *c = &g->nodes[child];
+        if (c->cyc_head != old_head) {
+            old_head = c->cyc_head;
+            if (old_head == child)
+                inherit_plain(g, child);
+            else
+                inherit_cycle(g, old_head);
+        }
+        if (!c->print_flag)
+            c->print_flag = !c->excluded;
+        else if (c->excluded)
+            c->print_flag = 0;
+        if (c->prop_fract == 0.0)
+            c->prop_fract = c->excluded ? 0.0 : 1.0;
+        else if (c->excluded)
+            c->prop_fract = 0.0;
+        c->prop_self = c->self_time * c->prop_fract;
+        g->print_time += c->prop_self;
+    }
+}
+
+static void cycle_time(struct callgraph *g)
+{
+    for (size_t k = 0; k < g->ncycles; k++) {
+        struct cg_node *h = &g->nodes[g->nsyms + k];
+        for (int m = h->cyc_next; m != CG_NONE; m = g->nodes[m].cyc_next)
+            if (g->nodes[m].prop_fract != 0.0)
+                h->self_time += g->nodes[m].self_time;
+        h->prop_self = h->prop_fract * h->self_time;
+    }
+}
+
+/* The node whose time flows along arc A into PARENT, or CG_NONE. */
+static int arc_source(const struct callgraph *g, int parent, int a)
+{
+    const struct cg_node *nodes = g->nodes;
+    int child = g->arcs[a].child;
+    if (g->arcs[a].count == 0 || child == parent || nodes[child].prop_fract == 0)
+        return CG_NONE;
+    if (nodes[child].cyc_head != child) {
+        if (nodes[parent].cyc_num == nodes[child].cyc_num)
+            return CG_NONE;
+        child = nodes[child].cyc_head;
+    } else if (nodes[parent].top_order <= nodes[child].top_order) {
+        return CG_NONE;
+    }
+    return nodes[child].ncalls == 0 ? CG_NONE : child;
+}
+
+static void propagate_time(struct callgraph *g, int parent)
+{
+    struct cg_node *nodes = g->nodes, *p = &nodes[parent];
+    if (p->prop_fract == 0.0)
+        return;
+    for (int a = p->first_child; a != CG_NONE; a = g->arcs[a].next_child) {
+        int child = arc_source(g, parent, a);
+        if (child == CG_NONE)
+            continue;
+        struct cg_arc *arc = &g->arcs[a];
+        double frac = (double)arc->count / (double)nodes[child].ncalls;
+        arc->time = nodes[child].self_time * frac;
+        arc->child_time = nodes[child].child_time * frac;
+        double share = arc->time + arc->child_time;
+        p->child_time += share;
+        double prop_share = p->prop_fract * share;
+        p->prop_child += prop_share;
+        arc->time *= p->prop_fract;
+        arc->child_time *= p->prop_fract;
+        if (p->cyc_head != parent) {
+            nodes[p->cyc_head].child_time += share;
+            nodes[p->cyc_head].prop_child += prop_share;
+        }
+    }
+}
+
+static int cmp_topo(int a, int b, const void *ctx)
+{
+    const struct callgraph *g = ctx;
+    return g->nodes[a].top_order - g->nodes[b].top_order;
+}
+
+/* Call-graph order: total time down, cycles first, names without a
+ * leading '_' first, more calls first, then by name. */
+static int cmp_total(int l, int r, const void *ctx)
+{
+    const struct cg_node *a = &((const struct callgraph *)ctx)->nodes[l];
+    const struct cg_node *b = &((const struct callgraph *)ctx)->nodes[r];
+    double diff = (a->prop_self + a->prop_child) - (b->prop_self + b->prop_child);
+    if (diff < 0.0)
+        return 1;
+    if (diff > 0.0)
+        return -1;
+    if (!a->name)
+        return -1;
+    if (!b->name)
+        return 1;
+    if (a->name[0] != '_' && b->name[0] == '_')
+        return -1;
+    if (a->name[0] == '_' && b->name[0] != '_')
+        return 1;
+    if (a->ncalls != b->ncalls)
+        return a->ncalls > b->ncalls ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int propagate(struct callgraph *g)
+{
+    int *top = malloc((g->nsyms ? g->nsyms : 1) * sizeof *top);
+    if (!top)
+        return -1;
+    for (size_t i = 0; i < g->nsyms; i++)
+        top[i] = (int)i;
+    cg_sort(top, g->nsyms, cmp_topo, g);
+    propagate_flags(g, top);
+    cycle_time(g);
+    for (size_t i = 0; i < g->nsyms; i++)
+        propagate_time(g, top[i]);
+    free(top);
+    return 0;
+}
+
+static int order_by_total(struct callgraph *g)
+{
+    size_t n = g->nsyms + g->ncycles;
+    g->by_total = malloc((n ? n : 1) * sizeof *g->by_total);
+    if (!g->by_total)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        g->by_total[i] = (int)i;
+    cg_sort(g->by_total, n, cmp_total, g);
+    for (size_t i = 0; i < n; i++)
+        g->nodes[g->by_total[i]].index = (int)i + 1;
+    return 0;
+}
+
+int cg_build(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd, char *err,
+             size_t errsz)
+{
+    memset(g, 0, sizeof *g);
+    strcpy(g->dimen, "seconds");
+    g->dimen_abbrev = 's';
+    int rc = init_nodes(g, st);
+    if (rc == 0) {
+        assign_samples(g, st, gd);
+        rc = tally_arcs(g, st, gd);
+    }
+    if (rc == 0) {
+        count_self_calls(g);
+        rc = number_nodes(g);
+    }
+    if (rc == 0)
+        rc = link_cycles(g);
+    if (rc == 0)
+        rc = propagate(g);
+    if (rc == 0)
+        rc = order_by_total(g);
+    if (rc != 0) {
+        snprintf(err, errsz, "out of memory building the call graph");
+        cg_free(g);
+    }
+    return rc;
+}
+
+void cg_free(struct callgraph *g)
+{
+    free(g->nodes);
+    free(g->arcs);
+    free(g->by_total);
+    memset(g, 0, sizeof *g);
+}

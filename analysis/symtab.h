@@ -1,0 +1,34 @@
+/* Function symbols of an executable, read with libelf, sorted for pc lookup. */
+#ifndef CGPROF_SYMTAB_H
+#define CGPROF_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One function.  It owns the addresses [addr, end_addr]: end_addr is the
+ * next symbol's address minus one (the last symbol ends with .text). */
+struct symtab_sym {
+    uint64_t addr;
+    uint64_t end_addr;
+    const char *name;
+    const char *file; /* source file (base name) of a static function, or NULL */
+    int is_static;    /* a local symbol ('t' in nm terms) */
+    int is_func;      /* STT_FUNC or STT_GNU_IFUNC */
+};
+
+/* Symbols sorted by address, one per address (aliases collapsed). */
+struct symtab {
+    struct symtab_sym *syms;
+    size_t n;
+    char *strings; /* storage for all names */
+};
+
+/* Loads the function symbols of PATH (.symtab, else .dynsym).  Returns 0,
+ * or -1 with a message naming the file in ERR. */
+int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
+void symtab_free(struct symtab *t);
+
+/* The index of the symbol whose range holds PC, or -1. */
+long symtab_lookup(const struct symtab *t, uint64_t pc);
+
+#endif

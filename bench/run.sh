@@ -1,0 +1,105 @@
+#!/bin/sh
+# bench/run.sh: overhead of cgprof's runtime against glibc's, measured side
+# by side in one run, and the cost of sampling.  Prints a table; every
+# figure is the median CPU time (user + system) of RUNS runs (default 11),
+# taken in turn so that drifts of this shared machine hit each variant alike.
+#
+#   per-call cost = (time with the runtime - time with an empty mcount) / calls
+#   ratio         = cgprof's added cost / glibc's added cost   (required <= 0.8)
+set -e
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+RUNS=${RUNS:-11}
+W=${BENCH_WORK:-$ROOT/bench/work}
+mkdir -p "$W"
+LIB=$BUILD/libcgprof.so
+
+# ms [VAR=VALUE...] CMD...: CPU time (user + system) of one run in ms
+ms() {
+    "$W/cputime" "$@" 2>/dev/null
+}
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# measure NAME CMD... over variants: appends "NAME variant ms" lines to $W/times
+# Variants: plain (built without -pg), floor (empty mcount), glibc, cgprof.
+measure() {
+    name=$1 plain=$2 pg=$3
+    shift 3
+    : >"$W/$name.plain"; : >"$W/$name.floor"; : >"$W/$name.glibc"; : >"$W/$name.cgprof"
+    : >"$W/$name.cgprof0"
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        ms "$plain" "$@" >>"$W/$name.plain"
+        ms LD_PRELOAD="$W/empty.so" "$pg" "$@" >>"$W/$name.floor"
+        ms GMON_OUT_PREFIX="$W/glibc-gmon" "$pg" "$@" >>"$W/$name.glibc"
+        ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" "$pg" "$@" >>"$W/$name.cgprof"
+        ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" CGPROF_FREQ=0 "$pg" "$@" >>"$W/$name.cgprof0"
+        i=$((i + 1))
+    done
+    rm -f "$W"/glibc-gmon.*
+}
+
+report() {
+    name=$1 label=$2 calls=$3
+    p=$(median <"$W/$name.plain"); f=$(median <"$W/$name.floor")
+    g=$(median <"$W/$name.glibc"); c=$(median <"$W/$name.cgprof"); c0=$(median <"$W/$name.cgprof0")
+    awk -v n="$label" -v p="$p" -v f="$f" -v g="$g" -v c="$c" -v c0="$c0" -v calls="$calls" 'BEGIN {
+        printf "%s: %d calls; unprofiled %d ms, empty-mcount floor %d ms\n", n, calls, p, f
+        printf "  glibc  %5d ms  +%4d ms over floor  %.2f ns/call\n", g, g - f, (g - f) * 1e6 / calls
+        printf "  cgprof %5d ms  +%4d ms over floor  %.2f ns/call  (1 kHz sampling on)\n", c, c - f, (c - f) * 1e6 / calls
+        printf "  cgprof %5d ms  +%4d ms over floor  %.2f ns/call  (counts only, CGPROF_FREQ=0)\n", c0, c0 - f, (c0 - f) * 1e6 / calls
+        r = (g > f) ? (c - f) / (g - f) : 0
+        printf "  RATIO cgprof/glibc added cost: %.2f  (required <= 0.80) %s\n\n", r, r <= 0.8 ? "PASS" : "FAIL"
+    }'
+}
+
+# calls CMD...: total calls counted by cgprof for one run (arc counts summed)
+calls() {
+    rm -f "$W/count.out"
+    env LD_PRELOAD="$LIB" CGPROF_FREQ=0 CGPROF_OUTPUT="$W/count.out" "$@" >/dev/null
+    gprof -b -q "$1" "$W/count.out" | awk -f "$ROOT/tests/arcs.awk" | sort -u |
+        awk '{ s += $3 } END { print s }'
+}
+
+echo "== building benchmarks in $W"
+cc -shared -o "$W/empty.so" "$ROOT/bench/empty_mcount.S"
+cc -O2 -o "$W/cputime" "$ROOT/bench/cputime.c"
+gcc -O2 "$ROOT/bench/fib.c" -o "$W/fib"
+gcc -O2 -pg "$ROOT/bench/fib.c" -o "$W/fib_pg"
+gcc -O2 "$ROOT/bench/cpuwork.c" -o "$W/cpuwork_pg_free"
+gcc -O2 -pg "$ROOT/bench/cpuwork.c" -o "$W/cpuwork"
+
+sh "$ROOT/bench/fetch-lua.sh" "$W/lua-src"
+LUA=$(ls -d "$W"/lua-src/lua5.4-*/src)
+mkdir -p "$W/luainc"
+echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >"$W/luainc/lua5.4-deb-multiarch.h"
+LUASRC=$(ls "$LUA"/*.c | grep -v -e /luac.c -e /onelua.c)
+[ -x "$W/lua_pg" ] || gcc -O2 -pg -DLUA_USE_LINUX -I"$W/luainc" -o "$W/lua_pg" $LUASRC -lm -ldl
+[ -x "$W/lua" ] || gcc -O2 -DLUA_USE_LINUX -I"$W/luainc" -o "$W/lua" $LUASRC -lm -ldl
+LUASCRIPT=$ROOT/bench/workload.lua
+
+echo "== measuring ($RUNS runs each, medians)"
+echo
+FIBN=${FIBN:-35}
+measure fib "$W/fib" "$W/fib_pg" $FIBN
+report fib "fib($FIBN), gcc -O2 -pg" "$(calls "$W/fib_pg" $FIBN)"
+
+measure lua "$W/lua" "$W/lua_pg" "$LUASCRIPT"
+report lua "Lua 5.4 (Debian source, gcc -O2 -pg) running bench/workload.lua" \
+    "$(calls "$W/lua_pg" "$LUASCRIPT")"
+
+# Sampling alone: a CPU-bound -pg program with almost no calls.
+: >"$W/s.off"; : >"$W/s.on"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" CGPROF_FREQ=0 "$W/cpuwork" >>"$W/s.off"
+    ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" CGPROF_FREQ=1000 "$W/cpuwork" >>"$W/s.on"
+    i=$((i + 1))
+done
+off=$(median <"$W/s.off"); on=$(median <"$W/s.on")
+awk -v a="$off" -v b="$on" 'BEGIN {
+    o = (b - a) * 100 / a
+    printf "sampling at 1 kHz (cpu, per-thread timers) on a CPU-bound program:\n"
+    printf "  off %d ms, on %d ms (CPU time): overhead %.1f%% (target < 2%%) %s\n", a, b, o, o < 2 ? "PASS" : "OVER"
+}'
+rm -f "$W/cg-gmon" "$W/count.out"

@@ -1,0 +1,466 @@
+/* Printers of the flat profile, call graph and function index in GNU gprof's text layout.
+ *
+ * With the brief option the output is meant to be byte-identical to
+ * `gprof -b`: the same field widths, the same sort orders (including how
+ * ties fall), the same quirks (an unused time unit prefix of 'T' when no
+ * function has time per call).  Without it, each table is followed by a
+ * short explanation of our own.
+ */
+#include "gprof_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LESSTHAN    (-1)
+#define EQUALTO     0
+#define GREATERTHAN 1
+
+/* The printing context: output stream, model and options. */
+struct pr {
+    FILE *out;
+    const struct callgraph *g;
+    const struct gprof_text_opts *o;
+    int first_output;
+};
+
+static const struct {
+    char prefix;
+    double scale;
+} si_tab[] = {
+    {'T', 1e-12}, {'G', 1e-09}, {'M', 1e-06}, {'K', 1e-03}, {' ', 1e-00}, {'m', 1e+03},
+    {'u', 1e+06}, {'n', 1e+09}, {'p', 1e+12}, {'f', 1e+15}, {'a', 1e+18},
+};
+#define SI_LEN (sizeof si_tab / sizeof si_tab[0])
+
+static void start_section(struct pr *p)
+{
+    if (p->first_output)
+        p->first_output = 0;
+    else
+        fputs("\f\n", p->out);
+}
+
+/* ---- flat profile ---- */
+
+/* Flat order: self time down, calls down, then by name. */
+static int cmp_time(int l, int r, const void *ctx)
+{
+    const struct cg_node *a = &((const struct callgraph *)ctx)->nodes[l];
+    const struct cg_node *b = &((const struct callgraph *)ctx)->nodes[r];
+    double diff = b->self_time - a->self_time;
+    if (diff > 0.0)
+        return 1;
+    if (diff < 0.0)
+        return -1;
+    if (b->ncalls != a->ncalls)
+        return b->ncalls > a->ncalls ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* The SI prefix that brings the largest time per call into [1, 1000);
+ * gprof's table index, including its out-of-range quirks. */
+static size_t flat_log_scale(const struct callgraph *g, const int *order)
+{
+    double top_time = 0.0;
+    int found = 0;
+    for (size_t i = 0; i < g->nsyms; i++) {
+        const struct cg_node *n = &g->nodes[order[i]];
+        if (n->ncalls == 0)
+            continue;
+        double t = (n->self_time + n->child_time) / (double)n->ncalls;
+        if (t > top_time) {
+            top_time = t;
+            found = 1;
+        }
+    }
+    size_t k = 0;
+    if (found && top_time > 0.0) {
+        top_time /= g->rate;
+        for (k = 0; k < SI_LEN; k++) {
+            double v = si_tab[k].scale * top_time;
+            if (v >= 1.0 && v < 1000.0)
+                break;
+        }
+    }
+    return k < SI_LEN ? k : SI_LEN - 1;
+}
+
+static void flat_header(struct pr *p, char prefix, double *total)
+{
+    const struct callgraph *g = p->g;
+    char unit[16];
+    snprintf(unit, sizeof unit, "%c%c/call", prefix, g->dimen_abbrev);
+    fprintf(p->out, "\nEach sample counts as %g %s.\n", 1.0 / g->rate, g->dimen);
+    if (*total <= 0.0) {
+        fputs(" no time accumulated\n\n", p->out);
+        *total = 1.0;
+    }
+    fprintf(p->out, "%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "%  ", "cumulative",
+            "self  ", "", "self  ", "total ", "");
+    fprintf(p->out, "%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %-8.8s\n", "time", g->dimen, g->dimen,
+            "calls", unit, unit, "name");
+}
+
+static void flat_line(struct pr *p, const struct cg_node *n, double scale, double total,
+                      double *accum)
+{
+    double hz = p->g->rate;
+    if (!p->o->show_zeros && n->ncalls == 0 && n->self_time == 0)
+        return;
+    *accum += n->self_time;
+    fprintf(p->out, "%6.2f %9.2f %8.2f", total > 0.0 ? 100 * n->self_time / total : 0.0,
+            *accum / hz, n->self_time / hz);
+    if (n->ncalls != 0)
+        fprintf(p->out, " %8llu %8.2f %8.2f  ", (unsigned long long)n->ncalls,
+                scale * n->self_time / hz / (double)n->ncalls,
+                scale * (n->self_time + n->child_time) / hz / (double)n->ncalls);
+    else
+        fprintf(p->out, " %8.8s %8.8s %8.8s  ", "", "", "");
+    fprintf(p->out, "%s\n", n->name);
+}
+
+static void flat_blurb(FILE *out)
+{
+    fputs("\n"
+          " % time     share of all samples spent in the function itself\n"
+          " cumulative running sum of the self seconds, down the table\n"
+          " self       seconds sampled in the function itself (the sort key)\n"
+          " calls      times the function was called; blank if never called\n"
+          " self/call  self time per call, total/call with its callees' time added\n"
+          " name       the function\n\n",
+          out);
+}
+
+static void print_flat(struct pr *p)
+{
+    const struct callgraph *g = p->g;
+    int *order = malloc((g->nsyms ? g->nsyms : 1) * sizeof *order);
+    if (!order)
+        return;
+    for (size_t i = 0; i < g->nsyms; i++)
+        order[i] = (int)i;
+    cg_sort(order, g->nsyms, cmp_time, g);
+    start_section(p);
+    fputs("Flat profile:\n", p->out);
+    size_t k = flat_log_scale(g, order);
+    double total = g->total_time, accum = 0.0;
+    flat_header(p, si_tab[k].prefix, &total);
+    for (size_t i = 0; i < g->nsyms; i++)
+        if (!g->nodes[order[i]].excluded)
+            flat_line(p, &g->nodes[order[i]], si_tab[k].scale, total, &accum);
+    if (!p->o->brief)
+        flat_blurb(p->out);
+    free(order);
+}
+
+/* ---- call graph ---- */
+
+static void print_name(struct pr *p, const struct cg_node *n)
+{
+    fputs(n->name, p->out);
+    if (n->cyc_num != 0)
+        fprintf(p->out, " <cycle %d>", n->cyc_num);
+    if (n->index != 0)
+        fprintf(p->out, n->print_flag ? " [%d]" : " (%d)", n->index);
+}
+
+static int in_same_cycle(const struct callgraph *g, int a, int b)
+{
+    return g->nodes[a].cyc_num != 0 && g->nodes[b].cyc_num != 0 &&
+           g->nodes[a].cyc_num == g->nodes[b].cyc_num;
+}
+
+/* Arc order: self calls least, then calls within a cycle (by count), then
+ * others by propagated time, then count. */
+static int cmp_arc(const struct callgraph *g, int l, int r)
+{
+    const struct cg_arc *a = &g->arcs[l], *b = &g->arcs[r];
+    if (a->parent == a->child)
+        return LESSTHAN;
+    if (b->parent == b->child)
+        return GREATERTHAN;
+    int a_in = in_same_cycle(g, a->parent, a->child);
+    int b_in = in_same_cycle(g, b->parent, b->child);
+    if (a_in != b_in)
+        return a_in ? LESSTHAN : GREATERTHAN;
+    if (!a_in) {
+        double at = a->time + a->child_time, bt = b->time + b->child_time;
+        if (at != bt)
+            return at < bt ? LESSTHAN : GREATERTHAN;
+    }
+    if (a->count != b->count)
+        return a->count < b->count ? LESSTHAN : GREATERTHAN;
+    return EQUALTO;
+}
+
+/* Insertion-sorts the arc list starting at FIRST (linked by next_parent if
+ * PARENTS, else next_child) into OUT, as gprof does: parents ascending,
+ * children descending, a new arc going before its equals.  Returns the
+ * number of arcs. */
+static size_t sort_arcs(const struct callgraph *g, int first, int parents, int *out)
+{
+    size_t n = 0;
+    for (int a = first; a != CG_NONE;
+         a = parents ? g->arcs[a].next_parent : g->arcs[a].next_child) {
+        size_t pos = 0;
+        while (pos < n) {
+            int c = cmp_arc(g, a, out[pos]);
+            if (parents ? c != GREATERTHAN : c != LESSTHAN)
+                break;
+            pos++;
+        }
+        memmove(out + pos + 1, out + pos, (n - pos) * sizeof *out);
+        out[pos] = a;
+        n++;
+    }
+    return n;
+}
+
+static void print_parents(struct pr *p, int child, int *buf)
+{
+    const struct callgraph *g = p->g;
+    const struct cg_node *c = &g->nodes[child];
+    if (c->first_parent == CG_NONE) {
+        fprintf(p->out, "%6.6s %5.5s %7.7s %7.7s %7.7s %7.7s     <spontaneous>\n", "", "", "", "",
+                "", "");
+        return;
+    }
+    size_t n = sort_arcs(g, c->first_parent, 1, buf);
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_arc *a = &g->arcs[buf[i]];
+        if (a->parent == child || (c->cyc_num != 0 && g->nodes[a->parent].cyc_num == c->cyc_num))
+            fprintf(p->out, "%6.6s %5.5s %7.7s %7.7s %7llu %7.7s     ", "", "", "", "",
+                    (unsigned long long)a->count, "");
+        else
+            fprintf(p->out, "%6.6s %5.5s %7.2f %7.2f %7llu/%-7llu     ", "", "", a->time / g->rate,
+                    a->child_time / g->rate, (unsigned long long)a->count,
+                    (unsigned long long)g->nodes[c->cyc_head].ncalls);
+        print_name(p, &g->nodes[a->parent]);
+        fputc('\n', p->out);
+    }
+}
+
+static void print_children(struct pr *p, int parent, int *buf)
+{
+    const struct callgraph *g = p->g;
+    const struct cg_node *pn = &g->nodes[parent];
+    size_t n = sort_arcs(g, pn->first_child, 0, buf);
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_arc *a = &g->arcs[buf[i]];
+        const struct cg_node *c = &g->nodes[a->child];
+        if (a->child == parent || (c->cyc_num != 0 && c->cyc_num == pn->cyc_num))
+            fprintf(p->out, "%6.6s %5.5s %7.7s %7.7s %7llu %7.7s     ", "", "", "", "",
+                    (unsigned long long)a->count, "");
+        else
+            fprintf(p->out, "%6.6s %5.5s %7.2f %7.2f %7llu/%-7llu     ", "", "", a->time / g->rate,
+                    a->child_time / g->rate, (unsigned long long)a->count,
+                    (unsigned long long)g->nodes[c->cyc_head].ncalls);
+        print_name(p, c);
+        fputc('\n', p->out);
+    }
+}
+
+static void print_calls(struct pr *p, const struct cg_node *n, const char *after_self)
+{
+    fprintf(p->out, " %7llu", (unsigned long long)n->ncalls);
+    if (n->self_calls != 0)
+        fprintf(p->out, "+%-7llu%s", (unsigned long long)n->self_calls, after_self);
+    else
+        fprintf(p->out, " %7.7s%s", "", after_self);
+}
+
+static void print_primary(struct pr *p, const struct cg_node *n, double print_time)
+{
+    char buf[32];
+    double hz = p->g->rate;
+    snprintf(buf, sizeof buf, "[%d]", n->index);
+    fprintf(p->out, "%-6.6s %5.1f %7.2f %7.2f", buf,
+            100 * (n->prop_self + n->prop_child) / print_time, n->prop_self / hz,
+            n->prop_child / hz);
+    if (n->ncalls + n->self_calls != 0)
+        print_calls(p, n, " ");
+    else
+        fprintf(p->out, " %7.7s %7.7s ", "", "");
+    print_name(p, n);
+    fputc('\n', p->out);
+}
+
+/* Member order within a cycle: total time, then calls, both descending;
+ * an insertion sort that puts a member after its equals. */
+static size_t sort_members(const struct callgraph *g, const struct cg_node *h, int *out)
+{
+    size_t n = 0;
+    for (int m = h->cyc_next; m != CG_NONE; m = g->nodes[m].cyc_next) {
+        const struct cg_node *a = &g->nodes[m];
+        double at = a->prop_self + a->prop_child;
+        uint64_t ac = a->ncalls + a->self_calls;
+        size_t pos = 0;
+        for (; pos < n; pos++) {
+            const struct cg_node *b = &g->nodes[out[pos]];
+            double bt = b->prop_self + b->prop_child;
+            uint64_t bc = b->ncalls + b->self_calls;
+            if (at > bt || (at == bt && ac > bc))
+                break;
+        }
+        memmove(out + pos + 1, out + pos, (n - pos) * sizeof *out);
+        out[pos] = m;
+        n++;
+    }
+    return n;
+}
+
+static void print_cycle(struct pr *p, const struct cg_node *h, double print_time, int *buf)
+{
+    char idx[32];
+    double hz = p->g->rate;
+    snprintf(idx, sizeof idx, "[%d]", h->index);
+    fprintf(p->out, "%-6.6s %5.1f %7.2f %7.2f", idx,
+            100 * (h->prop_self + h->prop_child) / print_time, h->prop_self / hz,
+            h->prop_child / hz);
+    print_calls(p, h, "");
+    fprintf(p->out, " <cycle %d as a whole> [%d]\n", h->cyc_num, h->index);
+    size_t n = sort_members(p->g, h, buf);
+    for (size_t i = 0; i < n; i++) {
+        const struct cg_node *m = &p->g->nodes[buf[i]];
+        fprintf(p->out, "%6.6s %5.5s %7.2f %7.2f", "", "", m->prop_self / hz, m->prop_child / hz);
+        print_calls(p, m, "");
+        fputs("     ", p->out);
+        print_name(p, m);
+        fputc('\n', p->out);
+    }
+}
+
+static void graph_header(struct pr *p, double *print_time)
+{
+    start_section(p);
+    fputs("\t\t\tCall graph\n\n", p->out);
+    fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
+            (long)p->g->hist_scale * 2L);
+    if (*print_time > 0.0) {
+        fprintf(p->out, " for %.2f%% of %.2f seconds\n\n", 100.0 / *print_time,
+                *print_time / p->g->rate);
+    } else {
+        fputs(" no time propagated\n\n", p->out);
+        *print_time = 1.0;
+    }
+    fputs("index % time    self  children    called     name\n", p->out);
+}
+
+static void graph_blurb(FILE *out)
+{
+    fputs("\n"
+          "Each entry is one function (or cycle): its callers above it, its callees\n"
+          "below.  On the function's own line: [index], % of all time spent in it and\n"
+          "its descendants, its self and descendants' seconds, and calls from others\n"
+          "(+ recursive calls).  On a caller's line: the part of the function's time\n"
+          "charged to that caller, and its calls / all calls.  On a callee's line: the\n"
+          "callee's time charged to this function, and calls from here / all its calls.\n"
+          "Members of a cycle are shown with <cycle N>; calls among them carry no time.\n\n",
+          out);
+}
+
+static int skip_entry(const struct pr *p, const struct cg_node *n)
+{
+    if (!n->print_flag)
+        return 1;
+    return !p->o->show_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
+           n->prop_child == 0;
+}
+
+static void print_graph(struct pr *p)
+{
+    const struct callgraph *g = p->g;
+    size_t total = g->nsyms + g->ncycles;
+    int *buf = malloc((g->narcs + g->nsyms + 1) * sizeof *buf);
+    if (!buf)
+        return;
+    double print_time = g->print_time;
+    graph_header(p, &print_time);
+    for (size_t i = 0; i < total; i++) {
+        int id = g->by_total[i];
+        const struct cg_node *n = &g->nodes[id];
+        if (skip_entry(p, n))
+            continue;
+        if (!n->name) {
+            print_cycle(p, n, print_time, buf);
+        } else {
+            print_parents(p, id, buf);
+            print_primary(p, n, print_time);
+            print_children(p, id, buf);
+        }
+        fputs("-----------------------------------------------\n", p->out);
+    }
+    if (!p->o->brief)
+        graph_blurb(p->out);
+    free(buf);
+}
+
+/* ---- index ---- */
+
+static int cmp_name(int l, int r, const void *ctx)
+{
+    const struct callgraph *g = ctx;
+    return strcmp(g->nodes[l].name, g->nodes[r].name);
+}
+
+/* One index entry; returns the updated column count (gprof's reckoning,
+ * which leaves out the blanks around the index). */
+static int index_entry(struct pr *p, const struct cg_node *n, int col, int start)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, n->print_flag ? "[%d]" : "(%d)", n->index);
+    col += (int)strlen(buf);
+    for (; col < start + 5; ++col)
+        fputc(' ', p->out);
+    fprintf(p->out, " %s ", buf);
+    if (n->name) {
+        fputs(n->name, p->out);
+        col += (int)strlen(n->name);
+        if (n->file) {
+            fprintf(p->out, " (%s)", n->file);
+            col += (int)strlen(n->file) + 3;
+        }
+    } else {
+        col += fprintf(p->out, "<cycle %d>", n->cyc_num);
+    }
+    return col;
+}
+
+static void print_index(struct pr *p)
+{
+    const struct callgraph *g = p->g;
+    int *names = malloc((g->nsyms + g->ncycles + 1) * sizeof *names);
+    if (!names)
+        return;
+    size_t nnames = 0, todo;
+    for (size_t i = 0; i < g->nsyms; i++)
+        if (p->o->show_zeros || g->nodes[i].ncalls != 0 || g->nodes[i].self_time != 0)
+            names[nnames++] = (int)i;
+    cg_sort(names, nnames, cmp_name, g);
+    todo = nnames;
+    for (size_t k = 0; k < g->ncycles; k++)
+        names[todo++] = (int)(g->nsyms + k);
+    fputs("\f\nIndex by function name\n\n", p->out);
+    size_t rows = (todo + 2) / 3;
+    int width = (80 - 1) / 3;
+    for (size_t i = 0; i < rows; i++) {
+        int col = 0, start = 0;
+        for (size_t j = i; j < todo; j += rows) {
+            col = index_entry(p, &g->nodes[names[j]], col, start);
+            start += width;
+        }
+        fputc('\n', p->out);
+    }
+    free(names);
+}
+
+void gprof_text_print(FILE *out, const struct callgraph *g, const struct gprof_text_opts *o)
+{
+    struct pr p = {out, g, o, 1};
+    if (o->flat)
+        print_flat(&p);
+    if (o->graph) {
+        print_graph(&p);
+        print_index(&p);
+    }
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# deps.sh: installs the Debian packages that building and testing cgprof
+# need, asking apt only when one is missing.  Needs root for the install.
+set -e
+need="make gcc libc6-dev clang binutils libelf-dev strace gawk"
+missing=""
+for p in $need; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps.sh: installing$missing"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: not root; install these packages first:$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,21 @@
+#!/bin/sh
+# t0900: the tool under ASan+UBSan and the runtime under UBSan, on the
+# runtime and report tests.
+. "$(dirname "$0")/lib.sh"
+
+SAN=$WORK/san
+if ! make -s -C "$ROOT" BUILD="$SAN" CFLAGS='-O1 -g' \
+    TOOL_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all' \
+    RT_EXTRA='-fsanitize=undefined -fno-sanitize-recover=all' all >"$WORK/make.log" 2>&1; then
+    cat "$WORK/make.log"
+    test_expect "sanitizer build" "false"
+    test_done
+    exit 1
+fi
+for t in t0100-runtime-threads t0110-runtime-builds t0120-runtime-process t0140-record; do
+    test_expect "under sanitizers: $t passes" "
+        BUILD=$SAN LINK_EXTRA=-fsanitize=undefined sh $ROOT/tests/$t.sh >out 2>&1; rc=\$?;
+        grep -E '^(FAIL|ok)' out | sed 's/^/  /'; test \$rc -eq 0
+    "
+done
+test_done

@@ -32,13 +32,13 @@ _Static_assert(offsetof(struct cg_tls, shift) == 8, "mcount.S reads shift at off
 int cg_recording = 1;
 int cg_instrumented;
 
-static struct cg_table *registry;          /* atomic list head */
-static uint64_t mapped_bytes;              /* atomic */
-static uint64_t limit_bytes = UINT64_MAX;  /* CGPROF_ARC_MEMORY */
-static uint64_t nested_lost;               /* atomic: pending queue overflow */
+static struct cg_table *registry;         /* atomic list head */
+static uint64_t mapped_bytes;             /* atomic */
+static uint64_t limit_bytes = UINT64_MAX; /* CGPROF_ARC_MEMORY */
+static uint64_t nested_lost;              /* atomic: pending queue overflow */
 
 #define FIRST_SLOTS 1024
-#define CHUNK_ARCS 4096
+#define CHUNK_ARCS  4096
 
 void cg_arcs_set_limit(uint64_t bytes)
 {
@@ -132,8 +132,8 @@ static struct cg_table *table_new(void)
     struct cg_table *head = __atomic_load_n(&registry, __ATOMIC_RELAXED);
     do
         tb->next = head;
-    while (!__atomic_compare_exchange_n(&registry, &head, tb, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
+    while (
+        !__atomic_compare_exchange_n(&registry, &head, tb, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
     return tb;
 }
 
@@ -218,8 +218,7 @@ static int pending_pop(struct cg_tls *t, uintptr_t *from, uintptr_t *self)
         }
         *from = t->pending[i][0];
         *self = t->pending[i][1];
-        if (__atomic_compare_exchange_n(&t->npending, &n, i, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(&t->npending, &n, i, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
             return 1;
     }
 }

@@ -40,21 +40,21 @@ struct cg_table {
     unsigned shift;        /* 64 - log2(nslots) */
     uint64_t narcs;        /* arcs indexed by slots */
     struct cg_chunk *chunks;
-    uint64_t lost;         /* calls not recorded for want of memory */
+    uint64_t lost; /* calls not recorded for want of memory */
 };
 
 /* Thread-local state: the two fields the entry stubs read first, then the rest.
  * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
 struct cg_tls {
     struct cg_arc **slots;
-    unsigned shift;     /* the index has 2^(64-shift) slots */
-    int busy;           /* inside cg_arc_slow: nested calls go to pending */
+    unsigned shift; /* the index has 2^(64-shift) slots */
+    int busy;       /* inside cg_arc_slow: nested calls go to pending */
     struct cg_table *table;
-    unsigned npending;  /* atomic: calls seen while busy (signal handlers) */
+    unsigned npending; /* atomic: calls seen while busy (signal handlers) */
     uintptr_t pending[32][2];
     int timer_on;
     int key_set;
-    void *timer;        /* timer_t */
+    void *timer; /* timer_t */
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
@@ -76,9 +76,9 @@ struct cg_hist {
     uintptr_t lowpc, highpc, bias;
     uintptr_t image_lo, image_hi; /* whole mapped image, link-time */
     uint32_t nbins;
-    uint32_t *bins;      /* 32-bit internally; split on output */
-    uint64_t samples;    /* all samples taken (atomic) */
-    uint64_t outside;    /* samples whose pc fell outside [lowpc, highpc) */
+    uint32_t *bins;   /* 32-bit internally; split on output */
+    uint64_t samples; /* all samples taken (atomic) */
+    uint64_t outside; /* samples whose pc fell outside [lowpc, highpc) */
 };
 extern struct cg_hist cg_hist CG_HIDDEN;
 

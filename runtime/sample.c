@@ -50,8 +50,9 @@ static void count_pc(uintptr_t pc, uint32_t weight)
         __atomic_add_fetch(&cg_hist.outside, weight, __ATOMIC_RELAXED);
     }
     if (user_profil.buf && pc >= user_profil.offset) {
-        uint64_t i = (uint64_t)((unsigned __int128)((pc - user_profil.offset) / 2) *
-                                user_profil.scale >> 16);
+        uint64_t i =
+            (uint64_t)((unsigned __int128)((pc - user_profil.offset) / 2) * user_profil.scale >>
+                       16);
         if (i < user_profil.nshort)
             __atomic_add_fetch(&user_profil.buf[i], (unsigned short)weight, __ATOMIC_RELAXED);
     }

@@ -55,8 +55,7 @@ static void *thread_start(void *p)
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-__attribute__((visibility("default"))) int pthread_create(pthread_t *th,
-                                                          const pthread_attr_t *attr,
+__attribute__((visibility("default"))) int pthread_create(pthread_t *th, const pthread_attr_t *attr,
                                                           void *(*fn)(void *), void *arg)
 {
     static create_fn real;

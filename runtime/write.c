@@ -27,6 +27,7 @@ static char out_prefix[4096]; /* GMON_OUT_PREFIX, or empty */
 static int is_child;          /* forked child: a file of its own */
 static int writing;           /* atomic: one writer at a time */
 static uint64_t final_digest; /* what the last final write held; 0 = none */
+static int lost_said;         /* the lost-calls message is printed once */
 
 void cg_say(const char *a, const char *b, const char *c)
 {
@@ -217,8 +218,7 @@ static void layout(struct out *o, const struct merged *m, uint64_t lost)
     }
     for (uint64_t i = 0; i < m->cap; i++)
         if (m->arcs[i].count)
-            put_arc_wide(o, file_pc(m->arcs[i].from), file_pc(m->arcs[i].self),
-                         m->arcs[i].count);
+            put_arc_wide(o, file_pc(m->arcs[i].from), file_pc(m->arcs[i].self), m->arcs[i].count);
     if (lost)
         put_arc_wide(o, 0, 0, lost);
 }
@@ -290,10 +290,13 @@ static int write_locked(int final)
     }
     if (final)
         final_digest = digest;
-    if (lost && final)
-        cg_say(cg_utoa(lost, num + sizeof num), " calls could not be recorded (out of memory); "
-                                                "the count is in ",
+    if (lost && final && !lost_said) {
+        lost_said = 1;
+        cg_say(cg_utoa(lost, num + sizeof num),
+               " calls could not be recorded (out of memory); "
+               "the count is in ",
                name);
+    }
     rc = 0;
 out_buf:
     munmap(o.buf, o.cap);

@@ -13,19 +13,26 @@
 /* Multiplier of the arc hash (Fibonacci hashing); mcount.S has a copy. */
 #define CG_HASH_MUL 0x9E3779B97F4A7C15ull
 
-/* One recorded call arc.  Arcs live in chunks that never move, so a pointer
- * to one stays valid while the hash index in front of them is rebuilt. */
-struct cg_arc {
+/* One slot of a thread's arc table: the arc's key and its count, in one
+ * half cache line, so that counting a call touches one line.  A slot is
+ * empty while self == 0 (no function starts at address 0). */
+struct cg_slot {
     uintptr_t from;
-    uintptr_t self;
-    uint64_t count; /* changed only by its own thread, one instruction at a time */
+    uintptr_t self;  /* written last, with release order, when filled */
+    uint64_t count;  /* changed only by its own thread, one instruction at a time */
+    uint64_t unused; /* pads the slot to 32 bytes */
 };
 
-struct cg_chunk {
-    struct cg_chunk *next;
-    uint32_t cap;
-    uint32_t used; /* published with release order after the arc is filled */
-    struct cg_arc arcs[];
+/* One generation of a table: an open-addressing array of 2^k slots.  When
+ * it is half full, a new generation twice its size is made holding the
+ * same keys with zero counts, and becomes current.  Old generations keep
+ * the counts they gathered and are never unmapped: a call counted into
+ * one by a fast path that a signal handler interrupted is still counted,
+ * and the writer sums an arc over all generations. */
+struct cg_gen {
+    struct cg_gen *older;
+    uint64_t nslots;
+    struct cg_slot slots[];
 };
 
 /* Per-thread arc table.  It outlives its thread: on thread exit it is
@@ -35,19 +42,17 @@ struct cg_chunk {
 struct cg_table {
     struct cg_table *next; /* registry list; entries are never removed */
     int in_use;            /* atomic: 1 while a live thread owns it */
-    struct cg_arc **slots; /* open-addressing index into the chunks */
-    uint64_t mask;         /* nslots - 1 */
-    unsigned shift;        /* 64 - log2(nslots) */
-    uint64_t narcs;        /* arcs indexed by slots */
-    struct cg_chunk *chunks;
-    uint64_t lost; /* calls not recorded for want of memory */
+    struct cg_gen *gen;    /* current generation (atomic pointer) */
+    unsigned shift;        /* 64 - log2(gen->nslots) */
+    uint64_t narcs;        /* keys in the current generation */
+    uint64_t lost;         /* calls not recorded for want of memory */
 };
 
 /* Thread-local state: the two fields the entry stubs read first, then the rest.
  * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
 struct cg_tls {
-    struct cg_arc **slots;
-    unsigned shift; /* the index has 2^(64-shift) slots */
+    struct cg_slot *slots; /* the current generation's slots */
+    unsigned shift;        /* it has 2^(64-shift) slots */
     int busy;       /* inside cg_arc_slow: nested calls go to pending */
     struct cg_table *table;
     unsigned npending; /* atomic: calls seen while busy (signal handlers) */
@@ -58,7 +63,7 @@ struct cg_tls {
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
-extern struct cg_arc *cg_empty_slots[2] CG_HIDDEN;
+extern struct cg_slot cg_empty_slots[2] CG_HIDDEN;
 
 /* Global switches and configuration, set up once by cg_init. */
 extern int cg_recording CG_HIDDEN; /* moncontrol(): 0 stops arcs and samples */

@@ -94,9 +94,10 @@ static void output_name(char *buf, size_t cap)
     }
 }
 
-/* Arcs of all threads summed: an open-addressing table in mapped memory. */
+/* Arcs of all threads summed: an open-addressing table in mapped memory.
+ * Each arc is summed over every generation of every thread's table. */
 struct merged {
-    struct cg_arc *arcs;
+    struct cg_slot *arcs; /* self == 0: empty */
     uint64_t cap, n;
     size_t bytes;
 };
@@ -105,8 +106,8 @@ static int merge_arcs(struct merged *m)
 {
     uint64_t total = 0;
     for (struct cg_table *tb = cg_tables(); tb; tb = tb->next)
-        for (struct cg_chunk *c = __atomic_load_n(&tb->chunks, __ATOMIC_ACQUIRE); c; c = c->next)
-            total += __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+        for (struct cg_gen *g = __atomic_load_n(&tb->gen, __ATOMIC_ACQUIRE); g; g = g->older)
+            total += g->nslots / 2 + 1; /* a generation is at most half full */
     m->cap = 16;
     while (m->cap < total * 2)
         m->cap *= 2;
@@ -116,20 +117,22 @@ static int merge_arcs(struct merged *m)
         return -1;
     m->n = 0;
     for (struct cg_table *tb = cg_tables(); tb; tb = tb->next) {
-        for (struct cg_chunk *c = __atomic_load_n(&tb->chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
-            uint32_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
-            for (uint32_t i = 0; i < used && m->n < total; i++) {
-                const struct cg_arc *a = &c->arcs[i];
+        for (struct cg_gen *g = __atomic_load_n(&tb->gen, __ATOMIC_ACQUIRE); g; g = g->older) {
+            for (uint64_t i = 0; i < g->nslots; i++) {
+                const struct cg_slot *a = &g->slots[i];
+                uintptr_t self = __atomic_load_n(&a->self, __ATOMIC_ACQUIRE);
                 uint64_t count = __atomic_load_n(&a->count, __ATOMIC_RELAXED);
-                if (count == 0)
+                if (self == 0 || count == 0)
                     continue;
-                uint64_t h = ((a->from ^ (a->self << 17)) * CG_HASH_MUL) & (m->cap - 1);
-                while (m->arcs[h].count &&
-                       (m->arcs[h].from != a->from || m->arcs[h].self != a->self))
+                uintptr_t from = a->from;
+                uint64_t h = ((from ^ (self << 17)) * CG_HASH_MUL) & (m->cap - 1);
+                while (m->arcs[h].self && (m->arcs[h].from != from || m->arcs[h].self != self))
                     h = (h + 1) & (m->cap - 1);
-                if (!m->arcs[h].count) {
-                    m->arcs[h].from = a->from;
-                    m->arcs[h].self = a->self;
+                if (!m->arcs[h].self) {
+                    if (m->n + 1 >= m->cap)
+                        continue; /* cannot happen: cap is twice every key */
+                    m->arcs[h].from = from;
+                    m->arcs[h].self = self;
                     m->n++;
                 }
                 m->arcs[h].count += count;

@@ -55,7 +55,7 @@ test_expect "a program not built with -pg writes no gmon.out" "
 
 # 100002 = libc's call of main + main->rec 1 + rec->rec 100000: none fits.
 test_expect "arc memory exhausted: lost calls counted, written and reported" "
-    rm -f gmon.* && CGPROF_ARC_MEMORY=12000 LD_PRELOAD=$LIBSO ./proc deep 2>err &&
+    rm -f gmon.* && CGPROF_ARC_MEMORY=4000 LD_PRELOAD=$LIBSO ./proc deep 2>err &&
     test \$(grep -c 'calls could not be recorded' err) -eq 1 &&
     grep -q '^cgprof: 100002 calls could not be recorded' err &&
     $CGPROF report -b -q proc gmon.out >/dev/null 2>rep &&

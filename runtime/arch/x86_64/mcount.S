@@ -15,10 +15,14 @@
  *     8(%rsp) is the return address into the caller (frompc).
  *
  * Fast path (here, in assembly): hash (frompc, selfpc) the way
- * runtime/arcs.c does, probe the thread's index (struct cg_tls: slots at
- * offset 0, shift at offset 8 -- checked by a static assertion in arcs.c),
- * and add one to the arc's count with a single instruction, so that a
- * signal handler on the same thread cannot interleave with it.
+ * runtime/arcs.c does, probe the thread's current slot array (struct
+ * cg_tls: slots at offset 0, shift at offset 8 -- checked by static
+ * assertions in arcs.c), and add one to the slot's count with a single
+ * instruction, so that a signal handler on the same thread cannot
+ * interleave with it.  The shift is read before the slots pointer: a
+ * signal handler may publish a larger generation between the two reads,
+ * and an old shift with new (larger) slots stays in bounds, whereas the
+ * reverse would not; the probe mask is derived from the same shift.
  *
  * Slow path (cg_arc_slow, in C): a new arc or a new thread.  It may call
  * into libc, so every argument register, xmm0-xmm7 included, is saved
@@ -35,24 +39,25 @@ cg_hash_mul:
 	.text
 
 /* FAST from, self, slow: with rax rcx rdx rsi rdi already pushed (5 words),
- * looks the arc up and counts it, or jumps to `slow` with nothing pushed. */
+ * looks the arc up and counts it, or jumps to `slow` with nothing pushed.
+ * A slot is 32 bytes: from (0), self (8), count (16); self == 0 is empty. */
 .macro FAST from, self, slow
 	movq	\from, %rdx
 	movq	\self, %rsi
 	movq	cg_tls@GOTTPOFF(%rip), %r11
-	movl	%fs:8(%r11), %ecx		/* shift, read before the index */
+	movl	%fs:8(%r11), %ecx		/* shift, read before the slots */
 	movq	%fs:0(%r11), %r11		/* slots */
 	movq	%rsi, %rax
 	shlq	$17, %rax
 	xorq	%rdx, %rax
 	imulq	cg_hash_mul(%rip), %rax
 	shrq	%cl, %rax			/* h */
-	movq	(%r11,%rax,8), %rdi
-	testq	%rdi, %rdi
-	jz	3f
-	cmpq	%rdx, (%rdi)
-	jne	2f
+	movq	%rax, %rdi
+	shlq	$5, %rdi
+	addq	%r11, %rdi			/* &slots[h] */
 	cmpq	%rsi, 8(%rdi)
+	jne	2f
+	cmpq	%rdx, (%rdi)
 	jne	2f
 1:	addq	$1, 16(%rdi)
 	popq	%rdi
@@ -67,19 +72,21 @@ cg_hash_mul:
 	.cfi_adjust_cfa_offset -8
 	ret
 	.cfi_adjust_cfa_offset 40
-2:	/* collision: probe on, with mask = ~0 >> shift in r8 */
+2:	/* not this slot: probe on, with mask = ~0 >> shift in r8 */
 	pushq	%r8
 	.cfi_adjust_cfa_offset 8
 	movq	$-1, %r8
 	shrq	%cl, %r8
-4:	addq	$1, %rax
+4:	cmpq	$0, 8(%rdi)			/* empty: a new arc */
+	je	5f
+	addq	$1, %rax
 	andq	%r8, %rax
-	movq	(%r11,%rax,8), %rdi
-	testq	%rdi, %rdi
-	jz	5f
-	cmpq	%rdx, (%rdi)
-	jne	4b
+	movq	%rax, %rdi
+	shlq	$5, %rdi
+	addq	%r11, %rdi
 	cmpq	%rsi, 8(%rdi)
+	jne	4b
+	cmpq	%rdx, (%rdi)
 	jne	4b
 	popq	%r8
 	.cfi_adjust_cfa_offset -8
@@ -87,7 +94,7 @@ cg_hash_mul:
 	.cfi_adjust_cfa_offset 8
 5:	popq	%r8
 	.cfi_adjust_cfa_offset -8
-3:	popq	%rdi
+	popq	%rdi
 	.cfi_adjust_cfa_offset -8
 	popq	%rsi
 	.cfi_adjust_cfa_offset -8

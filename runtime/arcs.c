@@ -94,8 +94,7 @@ static void tls_publish(struct cg_tls *t, struct cg_table *tb)
 }
 
 /* Places a key in a generation known to have room; returns its slot. */
-static struct cg_slot *slot_place(struct cg_gen *g, unsigned shift, uintptr_t from,
-                                  uintptr_t self)
+static struct cg_slot *slot_place(struct cg_gen *g, unsigned shift, uintptr_t from, uintptr_t self)
 {
     uint64_t mask = g->nslots - 1;
     uint64_t h = slot_of(shift, from, self);
@@ -147,8 +146,8 @@ static struct cg_table *table_new(void)
     struct cg_table *head = __atomic_load_n(&registry, __ATOMIC_RELAXED);
     do
         tb->next = head;
-    while (!__atomic_compare_exchange_n(&registry, &head, tb, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
+    while (
+        !__atomic_compare_exchange_n(&registry, &head, tb, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
     return tb;
 }
 

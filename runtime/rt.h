@@ -53,11 +53,11 @@ struct cg_table {
 struct cg_tls {
     struct cg_slot *slots; /* the current generation's slots */
     unsigned shift;        /* it has 2^(64-shift) slots */
-    int busy;       /* inside cg_arc_slow: nested calls go to pending */
+    int busy;              /* inside cg_arc_slow: nested calls go to pending */
     struct cg_table *table;
     unsigned npending; /* atomic: calls seen while busy (signal handlers) */
     uintptr_t pending[32][2];
-    int timer_on;
+    int timer_on; /* 1: running, -1: timer_create failed, 0: not tried */
     int key_set;
     void *timer; /* timer_t */
 };
@@ -97,6 +97,7 @@ void *cg_map(size_t bytes) CG_HIDDEN;
 void cg_unmap(void *p, size_t bytes) CG_HIDDEN;
 
 /* sample.c */
+extern uint64_t cg_unsampled_threads CG_HIDDEN; /* timer_create failed (atomic) */
 int cg_sample_init(void) CG_HIDDEN;
 void cg_thread_timer_start(void) CG_HIDDEN;
 void cg_thread_timer_stop(void) CG_HIDDEN;

@@ -24,6 +24,7 @@
 
 struct cg_hist cg_hist;
 unsigned cg_hz = 1000;
+uint64_t cg_unsampled_threads;
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -104,6 +105,9 @@ void cg_thread_timer_start(void)
         timer_settime(id, 0, &its, NULL);
         t->timer = id;
         t->timer_on = 1;
+    } else {
+        t->timer_on = -1; /* tried: counted once per thread */
+        __atomic_add_fetch(&cg_unsampled_threads, 1, __ATOMIC_RELAXED);
     }
     errno = saved;
 }
@@ -111,8 +115,10 @@ void cg_thread_timer_start(void)
 void cg_thread_timer_stop(void)
 {
     struct cg_tls *t = &cg_tls;
-    if (!t->timer_on)
+    if (t->timer_on != 1) {
+        t->timer_on = 0;
         return;
+    }
     int saved = errno;
     timer_delete((timer_t)t->timer);
     t->timer_on = 0;

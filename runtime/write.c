@@ -27,7 +27,7 @@ static char out_prefix[4096]; /* GMON_OUT_PREFIX, or empty */
 static int is_child;          /* forked child: a file of its own */
 static int writing;           /* atomic: one writer at a time */
 static uint64_t final_digest; /* what the last final write held; 0 = none */
-static int lost_said;         /* the lost-calls message is printed once */
+static int problems_said;     /* lost calls, unsampled threads: said once */
 
 void cg_say(const char *a, const char *b, const char *c)
 {
@@ -293,12 +293,17 @@ static int write_locked(int final)
     }
     if (final)
         final_digest = digest;
-    if (lost && final && !lost_said) {
-        lost_said = 1;
-        cg_say(cg_utoa(lost, num + sizeof num),
-               " calls could not be recorded (out of memory); "
-               "the count is in ",
-               name);
+    /* Said once, at the first final write (a second one follows only if a
+     * late call or sample changed the data). */
+    uint64_t unsampled = __atomic_load_n(&cg_unsampled_threads, __ATOMIC_RELAXED);
+    if (final && !problems_said) {
+        problems_said = 1;
+        if (unsampled)
+            cg_say(cg_utoa(unsampled, num + sizeof num),
+                   " threads could not be given a CPU timer and were not sampled; profile ", name);
+        if (lost)
+            cg_say(cg_utoa(lost, num + sizeof num),
+                   " calls could not be recorded (out of memory); the count is in ", name);
     }
     rc = 0;
 out_buf:

@@ -38,6 +38,11 @@ test_expect "CGPROF_DUMP_SIGNAL=USR1: a dump on demand, then the final file" "
     printf 'main f 1500\n' >final.exp && same_arcs final.exp proc gmon.out
 "
 
+test_expect "moncontrol(0) stops counting, moncontrol(1) resumes" "
+    rm -f gmon.* && LD_PRELOAD=$LIBSO ./proc moncontrol &&
+    printf 'main f 3\n' >exp && same_arcs exp proc gmon.out
+"
+
 test_expect "GMON_OUT_PREFIX gives PREFIX.PID, as glibc does" "
     rm -f gmon.* prof.* &&
     GMON_OUT_PREFIX=prof LD_PRELOAD=$LIBSO sh -c 'echo \$\$ >pid; exec ./proc deep' &&

@@ -41,4 +41,9 @@ test_expect "CGPROF_FREQ=0: call counts only, still exact" "
     rm -f gmon.out && CGPROF_FREQ=0 LD_PRELOAD=$LIBSO ./spin threads 1 50 >/dev/null &&
     printf 'thread_main burn 1\n' >exp && same_arcs exp spin gmon.out
 "
+test_expect "a thread that cannot get a timer is reported, never silently unsampled" "
+    command -v bash >/dev/null &&
+    rm -f gmon.out && bash -c 'ulimit -i 0; LD_PRELOAD=$LIBSO ./spin threads 3 20' >/dev/null 2>err &&
+    grep -q '^cgprof: 4 threads could not be given a CPU timer' err
+"
 test_done

@@ -33,4 +33,11 @@ test_expect "record: a missing program is a one-line error, status 127" "
 test_expect "record: a bad rate is refused" "
     ! $CGPROF record -F abc ./calls 2>err && grep -q 'abc' err
 "
+test_expect "make install PREFIX=...: the installed cgprof finds its runtime" "
+    make -s -C $ROOT BUILD=$BUILD install PREFIX=$WORK/inst >/dev/null &&
+    test -x inst/bin/cgprof && test -f inst/lib/libcgprof.a && test -f inst/include/cgprof.h &&
+    test -f inst/share/man/man1/cgprof.1 &&
+    rm -f gmon.out && inst/bin/cgprof record ./calls >/dev/null &&
+    same_arcs $PROGS/calls.arcs calls gmon.out
+"
 test_done

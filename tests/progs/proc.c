@@ -6,6 +6,7 @@
  *   deep        recursion 100,000 frames deep: main->rec 1, rec->rec 100000
  *   dump        main->f 1000, raise(SIGUSR1), keep the dumped file as
  *               gmon.dump, then main->f 500 more
+ *   moncontrol  main->f 5 with profiling off (moncontrol(0)), then 3 on
  */
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +21,8 @@
 #else
 #define NOINLINE __attribute__((noinline, noipa))
 #endif
+
+void moncontrol(int mode); /* glibc's, or libcgprof's; no header declares it */
 
 static volatile long sink;
 
@@ -108,6 +111,15 @@ int main(int argc, char **argv)
             f();
         return 0;
     }
-    fprintf(stderr, "usage: proc fork|exec|threadexit|lastthread|deep|dump\n");
+    if (strcmp(mode, "moncontrol") == 0) {
+        moncontrol(0);
+        for (int i = 0; i < 5; i++)
+            f();
+        moncontrol(1);
+        for (int i = 0; i < 3; i++)
+            f();
+        return 0;
+    }
+    fprintf(stderr, "usage: proc fork|exec|threadexit|lastthread|deep|dump|moncontrol\n");
     return 2;
 }

@@ -68,6 +68,7 @@ gcc -O2 "$ROOT/bench/fib.c" -o "$W/fib"
 gcc -O2 -pg "$ROOT/bench/fib.c" -o "$W/fib_pg"
 gcc -O2 "$ROOT/bench/cpuwork.c" -o "$W/cpuwork_pg_free"
 gcc -O2 -pg "$ROOT/bench/cpuwork.c" -o "$W/cpuwork"
+gcc -O2 -pg -pthread "$ROOT/bench/fibthreads.c" -o "$W/fibthreads"
 
 sh "$ROOT/bench/fetch-lua.sh" "$W/lua-src"
 LUA=$(ls -d "$W"/lua-src/lua5.4-*/src)
@@ -87,6 +88,21 @@ report fib "fib($FIBN), gcc -O2 -pg" "$(calls "$W/fib_pg" $FIBN)"
 measure lua "$W/lua" "$W/lua_pg" "$LUASCRIPT"
 report lua "Lua 5.4 (Debian source, gcc -O2 -pg) running bench/workload.lua" \
     "$(calls "$W/lua_pg" "$LUASCRIPT")"
+
+# Threads: the same work per thread on 1 and on 2 threads (2 cores); CPU
+# time per thread stays the same when threads do not contend.
+: >"$W/t1"; : >"$W/t2"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" "$W/fibthreads" 1 35 >>"$W/t1"
+    ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" "$W/fibthreads" 2 35 >>"$W/t2"
+    i=$((i + 1))
+done
+t1=$(median <"$W/t1"); t2=$(median <"$W/t2")
+awk -v a="$t1" -v b="$t2" 'BEGIN {
+    printf "threads: fib(35) per thread under cgprof, CPU time per thread:\n"
+    printf "  1 thread %d ms, 2 threads %d ms each: ratio %.2f (1.00 = no contention)\n\n", a, b / 2, b / 2 / a
+}'
 
 # Sampling alone: a CPU-bound -pg program with almost no calls.
 : >"$W/s.off"; : >"$W/s.on"

@@ -56,4 +56,13 @@ test_expect "only one gmon.out, written by us: glibc's writer never runs" "
     grep 'gmon' trace >opens && grep -q 'gmon.out.cgprof-tmp' opens &&
     ! grep -v 'gmon.out.cgprof-tmp' opens
 "
+for cc in gcc clang; do
+    command -v $cc >/dev/null || continue
+    for fl in "-O0 -pg" "-O2 -pg" "-O2 -pg -mfentry" "-O0 -pg -mfentry"; do
+        [ $cc = clang ] && case "$fl" in *fentry*) continue ;; esac
+        test_expect "$cc $fl: argument registers survive the entry stubs" "
+            $cc $fl $PROGS/args.c -o args && LD_PRELOAD=$LIBSO ./args
+        "
+    done
+done
 test_done

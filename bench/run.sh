@@ -89,6 +89,21 @@ measure lua "$W/lua" "$W/lua_pg" "$LUASCRIPT"
 report lua "Lua 5.4 (Debian source, gcc -O2 -pg) running bench/workload.lua" \
     "$(calls "$W/lua_pg" "$LUASCRIPT")"
 
+# Report speed: cgprof report -b against gprof -b on Lua's gmon.out.
+env LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/lua.gmon" "$W/lua_pg" "$LUASCRIPT" >/dev/null
+: >"$W/r.gprof"; : >"$W/r.cgprof"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    ms gprof -b "$W/lua_pg" "$W/lua.gmon" >>"$W/r.gprof"
+    ms "$BUILD/cgprof" report -b "$W/lua_pg" "$W/lua.gmon" >>"$W/r.cgprof"
+    i=$((i + 1))
+done
+rg=$(median <"$W/r.gprof"); rc=$(median <"$W/r.cgprof")
+awk -v a="$rg" -v b="$rc" 'BEGIN {
+    printf "report: flat profile + call graph of Lua 5.4 (-b), CPU time:\n"
+    printf "  gprof %d ms, cgprof report %d ms (target: no slower than gprof) %s\n\n", a, b, b <= a ? "PASS" : "SLOWER"
+}'
+
 # Threads: the same work per thread on 1 and on 2 threads (2 cores); CPU
 # time per thread stays the same when threads do not contend.
 : >"$W/t1"; : >"$W/t2"

@@ -1,0 +1,15 @@
+/* Printer of the analyzed profile as JSON (schema: docs/json-schema.md). */
+#ifndef CGPROF_JSON_H
+#define CGPROF_JSON_H
+
+#include "callgraph.h"
+
+#include <stdio.h>
+
+#define JSON_SCHEMA_VERSION 1
+
+/* Prints G as one JSON document.  LOST_CALLS is the runtime's count of
+ * calls it could not record; PROG names the executable. */
+void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls);
+
+#endif

@@ -61,14 +61,6 @@ static void hist_init(void)
     uint64_t text = cg_hist.highpc - cg_hist.lowpc;
     uint64_t kbytes = ((text / 2) + 7) & ~(uint64_t)7;
     cg_hist.nbins = (uint32_t)(kbytes / 2);
-    void *p = mmap(NULL, (size_t)cg_hist.nbins * 4, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        cg_say("cannot map the histogram: sampling is off", "", "");
-        cg_hist.nbins = 0;
-        return;
-    }
-    cg_hist.bins = p;
 }
 
 static const struct {
@@ -129,7 +121,7 @@ void cg_init(void)
         return;
     int saved = errno;
     cg_hz = (unsigned)env_u64("CGPROF_FREQ", 1000, 100000);
-    cg_arcs_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
+    cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
     cg_output_init();
     hist_init();
     if (cg_sample_init() != 0)

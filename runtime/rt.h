@@ -44,19 +44,27 @@ struct cg_table {
     int in_use;            /* atomic: 1 while a live thread owns it */
     struct cg_gen *gen;    /* current generation (atomic pointer) */
     unsigned shift;        /* 64 - log2(gen->nslots) */
-    uint64_t narcs;        /* keys in the current generation */
+    uint64_t nkeys;        /* keys in the current generation */
     uint64_t lost;         /* calls not recorded for want of memory */
 };
+
+/* A list of tables of one kind (atomic head; tables are never removed). */
+struct cg_registry {
+    struct cg_table *head;
+};
+
+#define CG_PENDING 32 /* nested calls queued while the slow path is busy */
 
 /* Thread-local state: the two fields the entry stubs read first, then the rest.
  * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
 struct cg_tls {
-    struct cg_slot *slots; /* the current generation's slots */
-    unsigned shift;        /* it has 2^(64-shift) slots */
-    int busy;              /* inside cg_arc_slow: nested calls go to pending */
-    struct cg_table *table;
-    unsigned npending; /* atomic: calls seen while busy (signal handlers) */
-    uintptr_t pending[32][2];
+    struct cg_slot *slots;    /* the current generation's slots */
+    unsigned shift;           /* it has 2^(64-shift) slots */
+    int busy;                 /* inside cg_arc_slow: nested calls go to pending */
+    struct cg_table *table;   /* this thread's arcs */
+    struct cg_table *samples; /* this thread's samples (SIGPROF handler only) */
+    unsigned npending;        /* atomic: calls seen while busy (signal handlers) */
+    uintptr_t pending[CG_PENDING][2];
     int timer_on; /* 1: running, -1: timer_create failed, 0: not tried */
     int key_set;
     void *timer; /* timer_t */
@@ -76,25 +84,37 @@ extern int cg_instrumented CG_HIDDEN;
 /* init.c */
 void cg_init(void) CG_HIDDEN;
 
-/* Main executable: histogram range in link-time addresses and load bias. */
+/* Main executable: histogram range in link-time addresses and load bias.
+ * The histogram itself is made from the sample tables at write time. */
 struct cg_hist {
     uintptr_t lowpc, highpc, bias;
     uintptr_t image_lo, image_hi; /* whole mapped image, link-time */
     uint32_t nbins;
-    uint32_t *bins;   /* 32-bit internally; split on output */
-    uint64_t samples; /* all samples taken (atomic) */
-    uint64_t outside; /* samples whose pc fell outside [lowpc, highpc) */
 };
+
+/* The second word of a sample's key (a key's second word is never 0). */
+#define CG_EVENT_KEY 1
 extern struct cg_hist cg_hist CG_HIDDEN;
+
+/* table.c */
+extern struct cg_registry cg_arc_tables CG_HIDDEN;    /* (frompc, selfpc) -> calls */
+extern struct cg_registry cg_sample_tables CG_HIDDEN; /* (pc, 0) -> samples */
+struct cg_table *cg_tables(const struct cg_registry *r) CG_HIDDEN;
+struct cg_table *cg_table_acquire(struct cg_registry *r) CG_HIDDEN;
+void cg_table_release(struct cg_table *tb) CG_HIDDEN;
+/* Adds WEIGHT to key (from, self); -1 if it had to be counted as lost. */
+int cg_table_add(struct cg_table *tb, uintptr_t from, uintptr_t self, uint64_t weight) CG_HIDDEN;
+void cg_tables_zero(struct cg_registry *r, const struct cg_table *keep) CG_HIDDEN;
+uint64_t cg_tables_lost(const struct cg_registry *r) CG_HIDDEN;
+void cg_tables_set_limit(uint64_t bytes) CG_HIDDEN;
+void *cg_map(size_t bytes) CG_HIDDEN;
+void cg_unmap(void *p, size_t bytes) CG_HIDDEN;
 
 /* arcs.c */
 void cg_arc_slow(uintptr_t from, uintptr_t self) CG_HIDDEN;
-struct cg_table *cg_tables(void) CG_HIDDEN;
 void cg_arcs_thread_exit(void) CG_HIDDEN;
 void cg_arcs_after_fork(void) CG_HIDDEN;
-void cg_arcs_set_limit(uint64_t bytes) CG_HIDDEN;
-void *cg_map(size_t bytes) CG_HIDDEN;
-void cg_unmap(void *p, size_t bytes) CG_HIDDEN;
+uint64_t cg_arcs_lost(void) CG_HIDDEN;
 
 /* sample.c */
 extern uint64_t cg_unsampled_threads CG_HIDDEN; /* timer_create failed (atomic) */
@@ -102,6 +122,8 @@ int cg_sample_init(void) CG_HIDDEN;
 void cg_thread_timer_start(void) CG_HIDDEN;
 void cg_thread_timer_stop(void) CG_HIDDEN;
 void cg_sample_after_fork(void) CG_HIDDEN;
+void cg_samples_thread_exit(void) CG_HIDDEN;
+uint64_t cg_samples_lost(void) CG_HIDDEN;
 void cg_profil_set(unsigned short *buf, size_t bufsiz, size_t offset, unsigned scale) CG_HIDDEN;
 
 /* threads.c */

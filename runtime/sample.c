@@ -1,6 +1,11 @@
 /* Statistical sampling: a CPU-time timer per thread, a signal handler that
  * counts the interrupted PC in the main executable's histogram.
  *
+ * Samples are counted per pc in per-thread tables (table.c), so every
+ * address the program runs at is kept -- executable, libraries, vDSO --
+ * and the histogram of the executable is made from them when the profile
+ * is written.
+ *
  * Each thread owns a POSIX timer on its own CPU clock
  * (CLOCK_THREAD_CPUTIME_ID) that signals that thread alone
  * (SIGEV_THREAD_ID), so every thread is sampled in proportion to the CPU
@@ -9,12 +14,13 @@
  * came late reports the periods it missed in si_overrun, and the sample
  * is weighted by them so the histogram's total stays CPU time * rate.
  *
- * The handler is async-signal-safe: atomic adds into preallocated memory,
- * nothing else.
+ * The handler is async-signal-safe: lock-free table updates in mapped
+ * memory (mmap when a table grows), nothing else.
  */
 #include "rt.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +30,7 @@
 
 struct cg_hist cg_hist;
 unsigned cg_hz = 1000;
+static uint64_t samples_lost; /* atomic: no table could be had */
 uint64_t cg_unsampled_threads;
 
 #ifndef sigev_notify_thread_id
@@ -38,18 +45,20 @@ static struct {
     unsigned scale;
 } user_profil;
 
+/* Counts a sample at PC into the thread's own sample table.  Only this
+ * thread's SIGPROF handler writes that table, and SIGPROF is blocked while
+ * the handler runs, so it has one writer at a time. */
 static void count_pc(uintptr_t pc, uint32_t weight)
 {
-    __atomic_add_fetch(&cg_hist.samples, weight, __ATOMIC_RELAXED);
-    uintptr_t off = pc - cg_hist.bias - cg_hist.lowpc;
-    uintptr_t range = cg_hist.highpc - cg_hist.lowpc;
-    if (cg_hist.bins && off < range) {
-        /* gprof reads bin i as [lowpc + i*range/nbins, ...): match it. */
-        uint64_t bin = (uint64_t)((unsigned __int128)off * cg_hist.nbins / range);
-        __atomic_add_fetch(&cg_hist.bins[bin], weight, __ATOMIC_RELAXED);
-    } else {
-        __atomic_add_fetch(&cg_hist.outside, weight, __ATOMIC_RELAXED);
+    struct cg_tls *t = &cg_tls;
+    if (!t->samples) {
+        t->samples = cg_table_acquire(&cg_sample_tables);
+        if (!t->samples) {
+            __atomic_add_fetch(&samples_lost, weight, __ATOMIC_RELAXED);
+            return;
+        }
     }
+    cg_table_add(t->samples, pc, CG_EVENT_KEY, weight);
     if (user_profil.buf && pc >= user_profil.offset) {
         uint64_t i =
             (uint64_t)((unsigned __int128)((pc - user_profil.offset) / 2) * user_profil.scale >>
@@ -57,6 +66,29 @@ static void count_pc(uintptr_t pc, uint32_t weight)
         if (i < user_profil.nshort)
             __atomic_add_fetch(&user_profil.buf[i], (unsigned short)weight, __ATOMIC_RELAXED);
     }
+}
+
+uint64_t cg_samples_lost(void)
+{
+    return __atomic_load_n(&samples_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_sample_tables);
+}
+
+/* At thread exit: the table goes to the next thread.  SIGPROF is held off
+ * meanwhile, so a last sample cannot take a new table that nobody would
+ * ever release. */
+void cg_samples_thread_exit(void)
+{
+    struct cg_tls *t = &cg_tls;
+    if (!t->samples)
+        return;
+    sigset_t prof, old;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &prof, &old);
+    struct cg_table *tb = t->samples;
+    t->samples = NULL;
+    cg_table_release(tb);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void on_sample(int sig, siginfo_t *si, void *uc_)
@@ -129,10 +161,8 @@ void cg_thread_timer_stop(void)
 void cg_sample_after_fork(void)
 {
     cg_tls.timer_on = 0;
-    if (cg_hist.bins)
-        memset(cg_hist.bins, 0, (size_t)cg_hist.nbins * sizeof *cg_hist.bins);
-    cg_hist.samples = 0;
-    cg_hist.outside = 0;
+    cg_tables_zero(&cg_sample_tables, cg_tls.samples);
+    samples_lost = 0;
     cg_thread_timer_start();
 }
 

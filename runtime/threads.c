@@ -20,6 +20,7 @@ static void on_thread_exit(void *arg)
 {
     (void)arg;
     cg_thread_timer_stop();
+    cg_samples_thread_exit();
     cg_arcs_thread_exit();
     cg_tls.key_set = 0;
 }

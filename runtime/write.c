@@ -20,8 +20,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-uint64_t cg_nested_lost(void) CG_HIDDEN;
-
 static char out_path[4096];   /* CGPROF_OUTPUT, or empty */
 static char out_prefix[4096]; /* GMON_OUT_PREFIX, or empty */
 static int is_child;          /* forked child: a file of its own */
@@ -94,18 +92,20 @@ static void output_name(char *buf, size_t cap)
     }
 }
 
-/* Arcs of all threads summed: an open-addressing table in mapped memory.
- * Each arc is summed over every generation of every thread's table. */
+/* The keys of all threads' tables of one kind, summed: an open-addressing
+ * table in mapped memory.  Each key is summed over every generation of
+ * every thread's table. */
 struct merged {
     struct cg_slot *arcs; /* self == 0: empty */
     uint64_t cap, n;
+    uint64_t total; /* sum of all counts */
     size_t bytes;
 };
 
-static int merge_arcs(struct merged *m)
+static int merge_tables(struct merged *m, const struct cg_registry *r)
 {
     uint64_t total = 0;
-    for (struct cg_table *tb = cg_tables(); tb; tb = tb->next)
+    for (struct cg_table *tb = cg_tables(r); tb; tb = tb->next)
         for (struct cg_gen *g = __atomic_load_n(&tb->gen, __ATOMIC_ACQUIRE); g; g = g->older)
             total += g->nslots / 2 + 1; /* a generation is at most half full */
     m->cap = 16;
@@ -116,7 +116,8 @@ static int merge_arcs(struct merged *m)
     if (m->arcs == MAP_FAILED)
         return -1;
     m->n = 0;
-    for (struct cg_table *tb = cg_tables(); tb; tb = tb->next) {
+    m->total = 0;
+    for (struct cg_table *tb = cg_tables(r); tb; tb = tb->next) {
         for (struct cg_gen *g = __atomic_load_n(&tb->gen, __ATOMIC_ACQUIRE); g; g = g->older) {
             for (uint64_t i = 0; i < g->nslots; i++) {
                 const struct cg_slot *a = &g->slots[i];
@@ -136,18 +137,40 @@ static int merge_arcs(struct merged *m)
                     m->n++;
                 }
                 m->arcs[h].count += count;
+                m->total += count;
             }
         }
     }
     return 0;
 }
 
-static uint64_t lost_calls(void)
+/* The executable's histogram, made from the merged samples. */
+struct hist {
+    uint64_t *bins;
+    size_t bytes;
+    uint64_t max;
+};
+
+static int make_hist(struct hist *h, const struct merged *samples)
 {
-    uint64_t lost = cg_nested_lost();
-    for (struct cg_table *tb = cg_tables(); tb; tb = tb->next)
-        lost += __atomic_load_n(&tb->lost, __ATOMIC_RELAXED);
-    return lost;
+    h->max = 0;
+    h->bytes = ((size_t)cg_hist.nbins + 1) * sizeof *h->bins;
+    h->bins = mmap(NULL, h->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (h->bins == MAP_FAILED)
+        return -1;
+    uintptr_t lo = cg_hist.bias + cg_hist.lowpc, range = cg_hist.highpc - cg_hist.lowpc;
+    for (uint64_t i = 0; i < samples->cap && cg_hist.nbins; i++) {
+        const struct cg_slot *s = &samples->arcs[i];
+        uintptr_t off = s->from - lo;
+        if (!s->self || off >= range)
+            continue;
+        /* gprof reads bin i as [lowpc + i*range/nbins, ...): match it */
+        uint64_t bin = (uint64_t)((unsigned __int128)off * cg_hist.nbins / range);
+        h->bins[bin] += s->count;
+        if (h->bins[bin] > h->max)
+            h->max = h->bins[bin];
+    }
+    return 0;
 }
 
 /* Link-time address for pcs inside the executable (PIE: minus the load
@@ -190,18 +213,14 @@ static void put_arc_wide(struct out *o, uintptr_t from, uintptr_t self, uint64_t
 }
 
 /* Lays out the whole file in o; with o->cap == 0 only measures it. */
-static void layout(struct out *o, const struct merged *m, uint64_t lost)
+static void layout(struct out *o, const struct merged *m, const struct hist *h, uint64_t lost)
 {
     const char head[20] = {'g', 'm', 'o', 'n', 1, 0, 0, 0};
     put(o, head, sizeof head);
-    uint32_t maxbin = 0;
-    for (uint32_t i = 0; i < cg_hist.nbins; i++)
-        if (cg_hist.bins[i] > maxbin)
-            maxbin = cg_hist.bins[i];
-    uint32_t nrec = cg_hist.bins && cg_hist.nbins ? (maxbin + 65534) / 65535 : 0;
-    if (cg_hist.bins && cg_hist.nbins && nrec == 0)
+    uint64_t nrec = cg_hist.nbins ? (h->max + 65534) / 65535 : 0;
+    if (cg_hist.nbins && nrec == 0)
         nrec = 1;
-    for (uint32_t r = 0; r < nrec; r++) {
+    for (uint64_t r = 0; r < nrec; r++) {
         unsigned char tag = 0;
         put(o, &tag, 1);
         put(o, &cg_hist.lowpc, sizeof cg_hist.lowpc);
@@ -213,8 +232,8 @@ static void layout(struct out *o, const struct merged *m, uint64_t lost)
         dim[15] = 's';
         put(o, dim, 16);
         for (uint32_t i = 0; i < cg_hist.nbins; i++) {
-            uint64_t c = cg_hist.bins[i];
-            uint64_t base = (uint64_t)r * 65535;
+            uint64_t c = h->bins[i];
+            uint64_t base = r * 65535;
             uint16_t v = c > base ? (uint16_t)(c - base > 65535 ? 65535 : c - base) : 0;
             put(o, &v, 2);
         }
@@ -245,32 +264,39 @@ static int write_locked(int final)
 {
     char name[4200], tmp[4300], num[24];
     output_name(name, sizeof name);
-    struct merged m;
-    if (merge_arcs(&m) != 0) {
+    struct merged m, sm;
+    struct hist h;
+    int rc = -1;
+    if (merge_tables(&m, &cg_arc_tables) != 0) {
         cg_say("cannot map memory to write ", name, "");
         return -1;
     }
-    uint64_t lost = lost_calls();
-    /* Exit writes twice (_mcleanup, then our destructor, which catches
-     * calls made in between); the second is skipped when nothing changed. */
-    uint64_t digest = 1 + lost + __atomic_load_n(&cg_hist.samples, __ATOMIC_RELAXED);
-    for (uint64_t i = 0; i < m.cap; i++)
-        digest += m.arcs[i].count;
-    if (final && digest == final_digest) {
-        munmap(m.arcs, m.bytes);
-        return 0;
-    }
-    struct out o = {0};
-    layout(&o, &m, lost);
-    o.cap = o.len;
-    o.len = 0;
-    o.buf = mmap(NULL, o.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    int rc = -1;
-    if (o.buf == MAP_FAILED) {
+    if (merge_tables(&sm, &cg_sample_tables) != 0) {
         cg_say("cannot map memory to write ", name, "");
         goto out_arcs;
     }
-    layout(&o, &m, lost);
+    if (make_hist(&h, &sm) != 0) {
+        cg_say("cannot map memory to write ", name, "");
+        goto out_samples;
+    }
+    uint64_t lost = cg_arcs_lost();
+    /* Exit writes twice (_mcleanup, then our destructor, which catches
+     * calls made in between); the second is skipped when nothing changed. */
+    uint64_t digest = 1 + lost + m.total + sm.total;
+    if (final && digest == final_digest) {
+        rc = 0;
+        goto out_hist;
+    }
+    struct out o = {0};
+    layout(&o, &m, &h, lost);
+    o.cap = o.len;
+    o.len = 0;
+    o.buf = mmap(NULL, o.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (o.buf == MAP_FAILED) {
+        cg_say("cannot map memory to write ", name, "");
+        goto out_hist;
+    }
+    layout(&o, &m, &h, lost);
     copy(tmp, name, sizeof tmp - 40);
     size_t n = strlen(tmp);
     copy(tmp + n, ".cgprof-tmp.", sizeof tmp - n);
@@ -304,10 +330,18 @@ static int write_locked(int final)
         if (lost)
             cg_say(cg_utoa(lost, num + sizeof num),
                    " calls could not be recorded (out of memory); the count is in ", name);
+        uint64_t slost = cg_samples_lost();
+        if (slost)
+            cg_say(cg_utoa(slost, num + sizeof num),
+                   " samples could not be recorded (out of memory); profile ", name);
     }
     rc = 0;
 out_buf:
     munmap(o.buf, o.cap);
+out_hist:
+    munmap(h.bins, h.bytes);
+out_samples:
+    munmap(sm.arcs, sm.bytes);
 out_arcs:
     munmap(m.arcs, m.bytes);
     return rc;

@@ -7,7 +7,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 $(WARN)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 
-RT_SRC  := runtime/table.c runtime/arcs.c runtime/sample.c runtime/threads.c runtime/write.c runtime/init.c
+RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/threads.c runtime/write.c runtime/init.c
 RT_ASM  := runtime/arch/x86_64/mcount.S
 RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
 RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
@@ -15,9 +15,9 @@ RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-
 RT_EXTRA   ?=
 TOOL_EXTRA ?=
 
-TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c)
+TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
-TOOL_LIBS := -lelf
+TOOL_LIBS := -lelf -lcapstone -lstdc++
 
 .PHONY: all check demo bench install clean help deps
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
@@ -33,7 +33,7 @@ help:
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h include/cgprof.h Makefile
+$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/events.h include/cgprof.h Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) $(RT_EXTRA) -c $< -o $@
 

@@ -121,11 +121,16 @@ void cg_init(void)
         return;
     int saved = errno;
     cg_hz = (unsigned)env_u64("CGPROF_FREQ", 1000, 100000);
+    cg_period = env_u64("CGPROF_PERIOD", 0, UINT64_MAX);
+    const char *ev = getenv("CGPROF_EVENT");
+    cg_event = cg_event_find(ev && *ev ? ev : "cpu");
+    if (!cg_event)
+        cg_say("CGPROF_EVENT=", ev, ": unknown event; nothing will be sampled");
     cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
     cg_output_init();
     hist_init();
     if (cg_sample_init() != 0)
-        cg_say("cannot install the SIGPROF handler: sampling is off", "", "");
+        cg_say("cannot start sampling ", cg_event->name, ": no samples will be taken");
     const char *ds = getenv("CGPROF_DUMP_SIGNAL");
     if (ds && *ds) {
         int sig = parse_signal(ds);

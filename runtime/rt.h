@@ -2,6 +2,8 @@
 #ifndef CGPROF_RT_H
 #define CGPROF_RT_H
 
+#include "events.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -74,8 +76,10 @@ extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) 
 extern struct cg_slot cg_empty_slots[2] CG_HIDDEN;
 
 /* Global switches and configuration, set up once by cg_init. */
-extern int cg_recording CG_HIDDEN; /* moncontrol(): 0 stops arcs and samples */
-extern unsigned cg_hz CG_HIDDEN;   /* sampling rate, 0 = no sampling */
+extern int cg_recording CG_HIDDEN;                /* moncontrol(): 0 stops arcs and samples */
+extern unsigned cg_hz CG_HIDDEN;                  /* sampling rate, 0 = no sampling */
+extern const struct cg_event *cg_event CG_HIDDEN; /* what is sampled; NULL: nothing */
+extern uint64_t cg_period CG_HIDDEN;              /* CGPROF_PERIOD, 0: the event's default */
 /* Set once the program shows it was built with -pg (gcrt1's __monstartup
  * or a first mcount); a process without it writes no profile, so that a
  * shell or tool started by a profiled program leaves gmon.out alone. */
@@ -124,6 +128,14 @@ void cg_thread_timer_stop(void) CG_HIDDEN;
 void cg_sample_after_fork(void) CG_HIDDEN;
 void cg_samples_thread_exit(void) CG_HIDDEN;
 uint64_t cg_samples_lost(void) CG_HIDDEN;
+void cg_samples_add_lost(uint64_t n) CG_HIDDEN;
+
+/* sampler.c: the sampler thread (perf events, wall) */
+int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period) CG_HIDDEN;
+void cg_sampler_thread_created(void) CG_HIDDEN;
+void cg_sampler_flush(void) CG_HIDDEN;
+void cg_sampler_after_fork(void) CG_HIDDEN;
+uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
 void cg_profil_set(unsigned short *buf, size_t bufsiz, size_t offset, unsigned scale) CG_HIDDEN;
 
 /* threads.c */

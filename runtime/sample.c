@@ -27,9 +27,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 
 struct cg_hist cg_hist;
 unsigned cg_hz = 1000;
+const struct cg_event *cg_event;
+uint64_t cg_period; /* CGPROF_PERIOD: events per sample of a counting event (0: its default) */
 static uint64_t samples_lost; /* atomic: no table could be had */
 uint64_t cg_unsampled_threads;
 
@@ -68,6 +71,11 @@ static void count_pc(uintptr_t pc, uint32_t weight)
     }
 }
 
+void cg_samples_add_lost(uint64_t n)
+{
+    __atomic_add_fetch(&samples_lost, n, __ATOMIC_RELAXED);
+}
+
 uint64_t cg_samples_lost(void)
 {
     return __atomic_load_n(&samples_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_sample_tables);
@@ -91,6 +99,16 @@ void cg_samples_thread_exit(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* itimer: one process-wide ITIMER_PROF, as glibc's profil uses. */
+static int itimer_start(void)
+{
+    long us = 1000000L / (long)cg_hz;
+    struct itimerval it = {{us / 1000000, us % 1000000}, {us / 1000000, us % 1000000}};
+    if (it.it_interval.tv_sec == 0 && it.it_interval.tv_usec == 0)
+        it.it_interval.tv_usec = it.it_value.tv_usec = 1;
+    return setitimer(ITIMER_PROF, &it, NULL);
+}
+
 static void on_sample(int sig, siginfo_t *si, void *uc_)
 {
     (void)sig;
@@ -103,23 +121,29 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     count_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP], weight);
 }
 
+/* Installs the SIGPROF handler (cpu, itimer) or starts the sampler
+ * thread (perf events, wall).  0, or -1 when the source cannot run. */
 int cg_sample_init(void)
 {
-    if (cg_hz == 0)
+    if (cg_hz == 0 || !cg_event)
         return 0;
+    if (cg_event->kind == CG_EV_WALL || cg_event->kind == CG_EV_PERF)
+        return cg_sampler_start(cg_event, cg_hz, cg_period);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    return sigaction(SIGPROF, &sa, NULL);
+    if (sigaction(SIGPROF, &sa, NULL) != 0)
+        return -1;
+    return cg_event->kind == CG_EV_ITIMER ? itimer_start() : 0;
 }
 
 /* Starts the calling thread's CPU-time timer (once per thread). */
 void cg_thread_timer_start(void)
 {
     struct cg_tls *t = &cg_tls;
-    if (cg_hz == 0 || t->timer_on)
+    if (cg_hz == 0 || t->timer_on || !cg_event || cg_event->kind != CG_EV_CPU)
         return;
     int saved = errno;
     struct sigevent sev;
@@ -164,6 +188,9 @@ void cg_sample_after_fork(void)
     cg_tables_zero(&cg_sample_tables, cg_tls.samples);
     samples_lost = 0;
     cg_thread_timer_start();
+    if (cg_event && cg_event->kind == CG_EV_ITIMER && cg_hz)
+        itimer_start(); /* interval timers are not inherited */
+    cg_sampler_after_fork();
 }
 
 void cg_profil_set(unsigned short *buf, size_t bufsiz, size_t offset, unsigned scale)

@@ -50,6 +50,7 @@ static void *thread_start(void *p)
 {
     struct start s = *(struct start *)p;
     free(p);
+    cg_sampler_thread_created();
     cg_thread_track();
     return s.fn(s.arg);
 }

@@ -37,6 +37,27 @@ void cg_say(const char *a, const char *b, const char *c)
         return;
 }
 
+/* A few perf_event_open failures in words (strerror is not
+ * async-signal-safe). */
+static const char *errno_text(int e)
+{
+    switch (e) {
+    case ENOENT:
+    case EOPNOTSUPP:
+        return "not supported on this machine (no such counter; a VM often has no PMU)";
+    case EACCES:
+    case EPERM:
+        return "not permitted (see /proc/sys/kernel/perf_event_paranoid)";
+    case EMFILE:
+    case ENFILE:
+        return "too many open files";
+    case ENOSYS:
+        return "no perf_event_open in this kernel";
+    default:
+        return "failed";
+    }
+}
+
 /* Formats v in decimal ending just before `end`; returns the first char. */
 char *cg_utoa(uint64_t v, char *end)
 {
@@ -225,11 +246,16 @@ static void layout(struct out *o, const struct merged *m, const struct hist *h, 
         put(o, &tag, 1);
         put(o, &cg_hist.lowpc, sizeof cg_hist.lowpc);
         put(o, &cg_hist.highpc, sizeof cg_hist.highpc);
-        uint32_t n = cg_hist.nbins, rate = cg_hz ? cg_hz : 1000;
+        /* time events: samples at the rate; counting events: bins hold
+         * events (each sample weighs its period), one per "second" */
+        int timed = !cg_event || cg_event->kind != CG_EV_PERF || cg_event->is_time;
+        uint32_t n = cg_hist.nbins, rate = !timed ? 1 : cg_hz ? cg_hz : 1000;
         put(o, &n, 4);
         put(o, &rate, 4);
         char dim[16] = "seconds";
-        dim[15] = 's';
+        if (!timed)
+            copy(dim, cg_event->name, 15);
+        dim[15] = dim[0];
         put(o, dim, 16);
         for (uint32_t i = 0; i < cg_hist.nbins; i++) {
             uint64_t c = h->bins[i];
@@ -264,6 +290,7 @@ static int write_locked(int final)
 {
     char name[4200], tmp[4300], num[24];
     output_name(name, sizeof name);
+    cg_sampler_flush();
     struct merged m, sm;
     struct hist h;
     int rc = -1;
@@ -330,6 +357,13 @@ static int write_locked(int final)
         if (lost)
             cg_say(cg_utoa(lost, num + sizeof num),
                    " calls could not be recorded (out of memory); the count is in ", name);
+        int err = 0;
+        uint64_t unopened = cg_sampler_unsampled(&err);
+        if (unopened) {
+            cg_say(cg_utoa(unopened, num + sizeof num), " threads not sampled: event ",
+                   cg_event->name);
+            cg_say("perf_event_open: ", errno_text(err), "");
+        }
         uint64_t slost = cg_samples_lost();
         if (slost)
             cg_say(cg_utoa(slost, num + sizeof num),

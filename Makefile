@@ -7,7 +7,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 $(WARN)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 
-RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/threads.c runtime/write.c runtime/init.c
+RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/modules.c runtime/profile.c runtime/threads.c runtime/write.c runtime/init.c
 RT_ASM  := runtime/arch/x86_64/mcount.S
 RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
 RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
@@ -17,7 +17,7 @@ TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
-TOOL_LIBS := -lelf -lcapstone -lstdc++
+TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++
 
 .PHONY: all check demo bench install clean help deps
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
@@ -33,7 +33,7 @@ help:
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/events.h include/cgprof.h Makefile
+$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/events.h runtime/writer.h include/cgprof.h Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) $(RT_EXTRA) -c $< -o $@
 

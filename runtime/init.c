@@ -23,6 +23,8 @@
 #define API __attribute__((visibility("default")))
 
 static int initialized;
+int cg_format = CG_FORMAT_GMON;
+int cg_is_root;
 
 /* Finds the main executable (the first object dl_iterate_phdr reports). */
 static int find_main(struct dl_phdr_info *info, size_t size, void *data)
@@ -127,6 +129,13 @@ void cg_init(void)
     if (!cg_event)
         cg_say("CGPROF_EVENT=", ev, ": unknown event; nothing will be sampled");
     cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
+    const char *fmt = getenv("CGPROF_FORMAT");
+    if (fmt && strcmp(fmt, "cgprof") == 0)
+        cg_format = CG_FORMAT_CGPROF;
+    else if (fmt && *fmt && strcmp(fmt, "gmon") != 0)
+        cg_say("CGPROF_FORMAT=", fmt, ": unknown format; writing gmon.out");
+    cg_is_root = env_u64("CGPROF_ROOT_PID", 0, UINT32_MAX) == (uint64_t)getpid();
+    cg_modules_snapshot();
     cg_output_init();
     hist_init();
     if (cg_sample_init() != 0)

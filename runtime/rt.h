@@ -85,8 +85,32 @@ extern uint64_t cg_period CG_HIDDEN;              /* CGPROF_PERIOD, 0: the event
  * shell or tool started by a profiled program leaves gmon.out alone. */
 extern int cg_instrumented CG_HIDDEN;
 
+/* modules.c: what is mapped where */
+#define CG_PATH_MAX     1024
+#define CG_MOD_MAIN     1u
+#define CG_MOD_VDSO     2u
+#define CG_MOD_UNLOADED 4u
+struct cg_module {
+    char path[CG_PATH_MAX];
+    uintptr_t bias;   /* load bias: pc - bias is the link-time address */
+    uintptr_t lo, hi; /* mapped range of its PT_LOAD segments */
+    unsigned flags;
+    unsigned seen; /* snapshot that last saw it */
+    unsigned build_id_len;
+    unsigned char build_id[32];
+};
+void cg_modules_snapshot(void) CG_HIDDEN;
+const struct cg_module *cg_modules(unsigned *n) CG_HIDDEN;
+int cg_module_of(uintptr_t pc) CG_HIDDEN;
+
 /* init.c */
 void cg_init(void) CG_HIDDEN;
+
+/* The file format written: GNU gmon.out (default) or cgprof's own
+ * (CGPROF_FORMAT=cgprof, which cgprof record sets). */
+enum { CG_FORMAT_GMON, CG_FORMAT_CGPROF };
+extern int cg_format CG_HIDDEN;
+extern int cg_is_root CG_HIDDEN; /* the process cgprof record started */
 
 /* Main executable: histogram range in link-time addresses and load bias.
  * The histogram itself is made from the sample tables at write time. */

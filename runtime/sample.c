@@ -125,10 +125,13 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
  * thread (perf events, wall).  0, or -1 when the source cannot run. */
 int cg_sample_init(void)
 {
-    if (cg_hz == 0 || !cg_event)
+    int sampler = cg_event && (cg_event->kind == CG_EV_WALL || cg_event->kind == CG_EV_PERF);
+    /* the own format names modules, which the sampler thread keeps up to date */
+    if (cg_format == CG_FORMAT_CGPROF || (sampler && cg_hz))
+        if (cg_sampler_start(cg_hz && sampler ? cg_event : NULL, cg_hz, cg_period) != 0)
+            return -1;
+    if (cg_hz == 0 || !cg_event || sampler)
         return 0;
-    if (cg_event->kind == CG_EV_WALL || cg_event->kind == CG_EV_PERF)
-        return cg_sampler_start(cg_event, cg_hz, cg_period);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sample;

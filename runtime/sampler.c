@@ -11,6 +11,9 @@
  * time is attributed without interrupting anything: no system call can
  * return EINTR because of us and no sleep is cut short.
  *
+ * With no event (cpu or itimer sampling, or none) the thread only keeps
+ * the module list up to date, for the cgprof profile format.
+ *
  * The sampler thread blocks every signal, so no signal meant for the
  * program is ever handled on it, runs no profiled code, and is not itself
  * sampled.  Its state is its own: only the flush handshake and the rescan
@@ -77,6 +80,8 @@ static void count(uintptr_t pc, uint64_t weight)
 
 static int open_event(pid_t tid)
 {
+    if (!event)
+        return -1;
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -153,6 +158,8 @@ static void track(pid_t tid)
     t->seen = 1;
     t->ring = NULL;
     t->fd = open_event(tid);
+    if (!event)
+        return;
     if (t->fd < 0) {
         if (!perf_errno)
             perf_errno = errno;
@@ -249,17 +256,21 @@ static void *sampler_main(void *arg)
             next += (weight - 1) * tick_ns;
         }
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
-            scan();
+            if (event)
+                scan();
+            if (now - last_scan >= SCAN_NS)
+                cg_modules_snapshot();
             last_scan = now;
         }
         for (size_t i = 0; i < ntrk; i++) {
             drain(&trk[i]);
-            if (event->kind == CG_EV_WALL && cg_recording)
+            if (event && event->kind == CG_EV_WALL && cg_recording)
                 sample_blocked(&trk[i], weight);
         }
         unsigned req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
-            scan();
+            if (event)
+                scan();
             for (size_t i = 0; i < ntrk; i++)
                 drain(&trk[i]);
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
@@ -277,9 +288,10 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     start_period = period;
     page = (size_t)sysconf(_SC_PAGESIZE);
     uint64_t hz_ns = 1000000000u / (hz ? hz : 1000);
-    perf_period = ev->kind == CG_EV_WALL || ev->is_time ? hz_ns : period ? period : ev->period;
-    sample_weight = ev->kind == CG_EV_WALL || ev->is_time ? 1 : perf_period;
-    tick_ns = ev->kind == CG_EV_WALL ? hz_ns : 10000000u;
+    int timed = !ev || ev->kind == CG_EV_WALL || ev->is_time;
+    perf_period = timed ? hz_ns : period ? period : ev->period;
+    sample_weight = timed ? 1 : perf_period;
+    tick_ns = ev && ev->kind == CG_EV_WALL ? hz_ns : 10000000u;
     ntrk = 0;
     create_fn real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     if (!real)

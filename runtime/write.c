@@ -12,6 +12,7 @@
  * no symbol covers; `cgprof report` reads it back and warns.
  */
 #include "rt.h"
+#include "writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,7 +102,8 @@ static void output_name(char *buf, size_t cap)
 {
     char num[24];
     const char *pid = cg_utoa((uint64_t)getpid(), num + sizeof num);
-    const char *base = out_path[0] ? out_path : out_prefix[0] ? out_prefix : "gmon.out";
+    const char *dflt = cg_format == CG_FORMAT_CGPROF ? "cgprof.data" : "gmon.out";
+    const char *base = out_path[0] ? out_path : out_prefix[0] ? out_prefix : dflt;
     int add_pid = out_prefix[0] && !out_path[0] ? 1 : is_child;
     copy(buf, base, cap);
     if (add_pid) {
@@ -112,16 +114,6 @@ static void output_name(char *buf, size_t cap)
         }
     }
 }
-
-/* The keys of all threads' tables of one kind, summed: an open-addressing
- * table in mapped memory.  Each key is summed over every generation of
- * every thread's table. */
-struct merged {
-    struct cg_slot *arcs; /* self == 0: empty */
-    uint64_t cap, n;
-    uint64_t total; /* sum of all counts */
-    size_t bytes;
-};
 
 static int merge_tables(struct merged *m, const struct cg_registry *r)
 {
@@ -202,17 +194,14 @@ static uintptr_t file_pc(uintptr_t pc)
     return pc >= lo && pc < hi ? pc - cg_hist.bias : pc;
 }
 
-struct out {
-    char *buf;
-    size_t len, cap;
-};
-
-static void put(struct out *o, const void *p, size_t n)
+void cg_put(struct out *o, const void *p, size_t n)
 {
     if (o->len + n <= o->cap)
         memcpy(o->buf + o->len, p, n);
     o->len += n;
 }
+
+#define put cg_put
 
 static void put_arc(struct out *o, uintptr_t from, uintptr_t self, uint32_t count)
 {
@@ -234,7 +223,7 @@ static void put_arc_wide(struct out *o, uintptr_t from, uintptr_t self, uint64_t
 }
 
 /* Lays out the whole file in o; with o->cap == 0 only measures it. */
-static void layout(struct out *o, const struct merged *m, const struct hist *h, uint64_t lost)
+static void layout_gmon(struct out *o, const struct merged *m, const struct hist *h, uint64_t lost)
 {
     const char head[20] = {'g', 'm', 'o', 'n', 1, 0, 0, 0};
     put(o, head, sizeof head);
@@ -291,6 +280,8 @@ static int write_locked(int final)
     char name[4200], tmp[4300], num[24];
     output_name(name, sizeof name);
     cg_sampler_flush();
+    if (final)
+        cg_modules_snapshot(); /* not in a signal handler: the loader lock is safe */
     struct merged m, sm;
     struct hist h;
     int rc = -1;
@@ -315,7 +306,10 @@ static int write_locked(int final)
         goto out_hist;
     }
     struct out o = {0};
-    layout(&o, &m, &h, lost);
+    if (cg_format == CG_FORMAT_CGPROF)
+        cg_layout_cgprof(&o, &m, &sm, lost);
+    else
+        layout_gmon(&o, &m, &h, lost);
     o.cap = o.len;
     o.len = 0;
     o.buf = mmap(NULL, o.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -323,7 +317,10 @@ static int write_locked(int final)
         cg_say("cannot map memory to write ", name, "");
         goto out_hist;
     }
-    layout(&o, &m, &h, lost);
+    if (cg_format == CG_FORMAT_CGPROF)
+        cg_layout_cgprof(&o, &m, &sm, lost);
+    else
+        layout_gmon(&o, &m, &h, lost);
     copy(tmp, name, sizeof tmp - 40);
     size_t n = strlen(tmp);
     copy(tmp + n, ".cgprof-tmp.", sizeof tmp - n);
@@ -385,7 +382,10 @@ out_arcs:
  * under way in another thread; any other write gives way to it. */
 int cg_write_profile(int final)
 {
-    if (!__atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED))
+    /* a process not built with -pg writes only if cgprof record started it
+     * (and asked for the own format, which needs no -pg) */
+    if (!__atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED) &&
+        !(cg_format == CG_FORMAT_CGPROF && cg_is_root))
         return 0;
     int saved = errno;
     int expected = 0, waited = 0;

@@ -1,0 +1,295 @@
+/* Reader of cgprof's own profile format: every length is checked against
+ * the bytes left in the file before anything is allocated or copied, so a
+ * truncated or hostile file gets an error, never a crash or a huge
+ * allocation. */
+#include "cgdata.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const unsigned char magic[8] = {0x89, 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
+
+enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE };
+
+int cgdata_is(const void *p, size_t n)
+{
+    return n >= 8 && memcmp(p, magic, 8) == 0;
+}
+
+/* A bounded cursor over one record's payload. */
+struct cur {
+    const unsigned char *p, *end;
+    size_t base; /* file offset of p at start, for messages */
+    const unsigned char *start;
+    int bad;
+};
+
+static int need(struct cur *c, size_t n)
+{
+    if (c->bad || (size_t)(c->end - c->p) < n) {
+        c->bad = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static uint32_t get32(struct cur *c)
+{
+    uint32_t v = 0;
+    if (need(c, 4)) {
+        memcpy(&v, c->p, 4);
+        c->p += 4;
+    }
+    return v;
+}
+
+static uint64_t get64(struct cur *c)
+{
+    uint64_t v = 0;
+    if (need(c, 8)) {
+        memcpy(&v, c->p, 8);
+        c->p += 8;
+    }
+    return v;
+}
+
+static const unsigned char *get_bytes(struct cur *c, uint64_t n)
+{
+    if (!need(c, n))
+        return NULL;
+    const unsigned char *r = c->p;
+    c->p += n;
+    return r;
+}
+
+static size_t off(const struct cur *c)
+{
+    return c->base + (size_t)(c->p - c->start);
+}
+
+static int fail(char *err, size_t errsz, const char *path, size_t at, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, errsz, "%s: %s (at offset %zu)", path, what, at);
+    return -1;
+}
+
+static int read_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errsz)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        snprintf(err, errsz, "%s: not a regular file", path);
+        return -1;
+    }
+    *len = (size_t)st.st_size;
+    *buf = malloc(*len ? *len : 1);
+    if (!*buf || fread(*buf, 1, *len, f) != *len) {
+        fclose(f);
+        free(*buf);
+        *buf = NULL;
+        snprintf(err, errsz, "%s: cannot read", path);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+static int read_module(struct cgdata *d, struct cur *c)
+{
+    struct cgdata_module m;
+    memset(&m, 0, sizeof m);
+    m.id = get32(c);
+    m.flags = get32(c);
+    m.bias = get64(c);
+    m.lo = get64(c);
+    m.hi = get64(c);
+    m.build_id_len = get32(c);
+    uint32_t plen = get32(c);
+    if (c->bad || m.build_id_len > sizeof m.build_id)
+        return -1;
+    const unsigned char *bid = get_bytes(c, m.build_id_len);
+    const unsigned char *p = get_bytes(c, plen);
+    if (!bid || !p || plen > 4096 || m.hi < m.lo)
+        return -1;
+    memcpy(m.build_id, bid, m.build_id_len);
+    m.path = malloc(plen + 1);
+    if (!m.path)
+        return -1;
+    memcpy(m.path, p, plen);
+    m.path[plen] = '\0';
+    struct cgdata_module *n = realloc(d->modules, (d->nmodules + 1) * sizeof *n);
+    if (!n) {
+        free(m.path);
+        return -1;
+    }
+    d->modules = n;
+    d->modules[d->nmodules++] = m;
+    return 0;
+}
+
+/* SAMPLES and ARCS: a count, then fixed-size entries that must all fit. */
+static int read_samples(struct cgdata *d, struct cur *c)
+{
+    uint64_t n = get64(c);
+    if (c->bad || n > (uint64_t)(c->end - c->p) / 24)
+        return -1;
+    struct cgdata_sample *s = realloc(d->samples, (d->nsamples + n + 1) * sizeof *s);
+    if (!s)
+        return -1;
+    d->samples = s;
+    for (uint64_t i = 0; i < n; i++) {
+        struct cgdata_sample *x = &d->samples[d->nsamples++];
+        x->module = get32(c);
+        get32(c);
+        x->addr = get64(c);
+        x->count = get64(c);
+    }
+    return c->bad ? -1 : 0;
+}
+
+static int read_arcs(struct cgdata *d, struct cur *c)
+{
+    uint64_t n = get64(c);
+    if (c->bad || n > (uint64_t)(c->end - c->p) / 32)
+        return -1;
+    struct cgdata_arc *a = realloc(d->arcs, (d->narcs + n + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    d->arcs = a;
+    for (uint64_t i = 0; i < n; i++) {
+        struct cgdata_arc *x = &d->arcs[d->narcs++];
+        x->from_module = get32(c);
+        x->self_module = get32(c);
+        x->from_addr = get64(c);
+        x->self_addr = get64(c);
+        x->count = get64(c);
+    }
+    return c->bad ? -1 : 0;
+}
+
+static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_info)
+{
+    switch (tag) {
+    case TAG_INFO: {
+        d->pid = get64(c);
+        d->rate = get64(c);
+        d->period = get64(c);
+        d->kind = get32(c);
+        d->timed = get32(c);
+        uint32_t n = get32(c);
+        const unsigned char *name = get_bytes(c, n);
+        if (!name || n >= sizeof d->event)
+            return -1;
+        memcpy(d->event, name, n);
+        d->event[n] = '\0';
+        *seen_info = 1;
+        return 0;
+    }
+    case TAG_MODULE:
+        return read_module(d, c);
+    case TAG_SAMPLES:
+        return read_samples(d, c);
+    case TAG_ARCS:
+        return read_arcs(d, c);
+    case TAG_TOTALS:
+        d->total_samples = get64(c);
+        d->lost_samples = get64(c);
+        d->total_calls = get64(c);
+        d->lost_calls = get64(c);
+        d->unsampled_threads = get64(c);
+        return c->bad ? -1 : 0;
+    case TAG_IMAGE: {
+        uint32_t id = get32(c);
+        get32(c);
+        uint64_t n = get64(c);
+        const unsigned char *img = get_bytes(c, n);
+        if (!img)
+            return -1;
+        for (size_t i = 0; i < d->nmodules; i++)
+            if (d->modules[i].id == id) {
+                d->modules[i].image = img;
+                d->modules[i].image_len = n;
+            }
+        return 0;
+    }
+    default:
+        return 0; /* a newer kind of record: skipped */
+    }
+}
+
+int cgdata_read(struct cgdata *d, const char *path, char *err, size_t errsz)
+{
+    memset(d, 0, sizeof *d);
+    if (read_file(path, &d->buf, &d->len, err, errsz) != 0)
+        return -1;
+    if (!cgdata_is(d->buf, d->len))
+        return fail(err, errsz, path, 0, "not a cgprof profile");
+    if (d->len < 16)
+        return fail(err, errsz, path, d->len, "truncated header");
+    uint32_t version, hsize;
+    memcpy(&version, d->buf + 8, 4);
+    memcpy(&hsize, d->buf + 12, 4);
+    if (version != 1)
+        return fail(err, errsz, path, 8, "profile format version %u; this cgprof reads version 1",
+                    version);
+    if (hsize < 16 || hsize > d->len)
+        return fail(err, errsz, path, 12, "bad header size %u", hsize);
+    size_t pos = hsize;
+    int seen_info = 0;
+    while (pos < d->len) {
+        if (d->len - pos < 16)
+            return fail(err, errsz, path, pos, "truncated record header");
+        uint32_t tag;
+        uint64_t size;
+        memcpy(&tag, d->buf + pos, 4);
+        memcpy(&size, d->buf + pos + 8, 8);
+        if (size > d->len - pos - 16)
+            return fail(err, errsz, path, pos, "record of %llu bytes runs past the end of the file",
+                        (unsigned long long)size);
+        struct cur c = {d->buf + pos + 16, d->buf + pos + 16 + size, pos + 16, d->buf + pos + 16,
+                        0};
+        if (read_record(d, tag, &c, &seen_info) != 0)
+            return fail(err, errsz, path, off(&c), "corrupted record (tag %u)", tag);
+        pos += 16 + size;
+    }
+    if (!seen_info)
+        return fail(err, errsz, path, pos, "no INFO record: truncated or not written by cgprof");
+    for (size_t i = 0; i < d->nsamples; i++)
+        if (d->samples[i].module != CGDATA_NO_MODULE && !cgdata_module(d, d->samples[i].module))
+            return fail(err, errsz, path, 0, "a sample names module %u, which the file lacks",
+                        d->samples[i].module);
+    return 0;
+}
+
+void cgdata_free(struct cgdata *d)
+{
+    for (size_t i = 0; i < d->nmodules; i++)
+        free(d->modules[i].path);
+    free(d->modules);
+    free(d->samples);
+    free(d->arcs);
+    free(d->buf);
+    memset(d, 0, sizeof *d);
+}
+
+const struct cgdata_module *cgdata_module(const struct cgdata *d, uint32_t id)
+{
+    for (size_t i = 0; i < d->nmodules; i++)
+        if (d->modules[i].id == id)
+            return &d->modules[i];
+    return NULL;
+}

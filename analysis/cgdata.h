@@ -1,0 +1,62 @@
+/* Reader of cgprof's own profile format (docs/profile-format.md). */
+#ifndef CGPROF_CGDATA_H
+#define CGPROF_CGDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CGDATA_NO_MODULE    UINT32_MAX
+#define CGDATA_MOD_MAIN     1u
+#define CGDATA_MOD_VDSO     2u
+#define CGDATA_MOD_UNLOADED 4u
+
+struct cgdata_module {
+    uint32_t id;
+    uint32_t flags;
+    uint64_t bias, lo, hi;
+    unsigned char build_id[64];
+    uint32_t build_id_len;
+    char *path;
+    const unsigned char *image; /* vDSO: its ELF image, into the file's buffer */
+    uint64_t image_len;
+};
+
+/* A sample or arc end: a link-time address within a module. */
+struct cgdata_sample {
+    uint32_t module;
+    uint64_t addr;
+    uint64_t count;
+};
+
+struct cgdata_arc {
+    uint32_t from_module, self_module;
+    uint64_t from_addr, self_addr;
+    uint64_t count;
+};
+
+struct cgdata {
+    unsigned char *buf; /* the whole file */
+    size_t len;
+    uint64_t pid, rate, period;
+    uint32_t kind, timed;
+    char event[64];
+    struct cgdata_module *modules;
+    size_t nmodules;
+    struct cgdata_sample *samples;
+    size_t nsamples;
+    struct cgdata_arc *arcs;
+    size_t narcs;
+    uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
+};
+
+/* 1 if the N bytes at P start a cgprof profile. */
+int cgdata_is(const void *p, size_t n);
+
+/* Reads PATH.  0, or -1 with "PATH: what is wrong (at offset N)" in ERR. */
+int cgdata_read(struct cgdata *d, const char *path, char *err, size_t errsz);
+void cgdata_free(struct cgdata *d);
+
+/* The module with id ID, or NULL. */
+const struct cgdata_module *cgdata_module(const struct cgdata *d, uint32_t id);
+
+#endif

@@ -1,0 +1,183 @@
+/* Modules: the executable, every shared library and the vDSO, as they are
+ * and were mapped, so that a sampled pc can be named by (module, offset).
+ *
+ * The list is a snapshot taken from dl_iterate_phdr at start-up, every
+ * 20 ms by the sampler thread, around every dlclose (interposed), and at a
+ * final write -- never from a signal handler: dl_iterate_phdr takes the
+ * loader's lock and is not async-signal-safe.  A module that disappears
+ * stays in the list, marked unloaded, so samples taken while it was mapped
+ * can still be named.  dlopen is deliberately not interposed: glibc looks
+ * at dlopen's caller to find the RUNPATH and namespace to search, and a
+ * wrapper would change what the program loads.
+ *
+ * Snapshots are serialized by `lock`; the writer reads the published
+ * count, and entries are complete before the count covers them.
+ */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#define MAX_MODULES 4096
+
+static struct cg_module *mods; /* MAX_MODULES entries, mapped once */
+static unsigned nmods;         /* atomic: published count */
+static int lock;               /* atomic spin lock for snapshots */
+static unsigned snapshot_seq;
+
+static void take_lock(void)
+{
+    while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void drop_lock(void)
+{
+    __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The GNU build-id note of a loaded object, read from memory. */
+static void read_build_id(const struct dl_phdr_info *info, struct cg_module *m)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        const unsigned char *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+            const unsigned char *name = p + sizeof *nh;
+            const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+            if (desc + nh->n_descsz > end)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                nh->n_descsz <= sizeof m->build_id) {
+                memcpy(m->build_id, desc, nh->n_descsz);
+                m->build_id_len = nh->n_descsz;
+                return;
+            }
+            p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+static int same(const struct cg_module *m, const char *path, uintptr_t bias, uintptr_t lo)
+{
+    return m->bias == bias && m->lo == lo && strcmp(m->path, path) == 0;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD) {
+            if (info->dlpi_addr + ph->p_vaddr < lo)
+                lo = info->dlpi_addr + ph->p_vaddr;
+            if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+                hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    if (hi <= lo)
+        return 0;
+    const char *path = info->dlpi_name;
+    unsigned flags = 0;
+    char exe[CG_PATH_MAX];
+    uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (vdso && lo <= vdso && vdso < hi) {
+        flags |= CG_MOD_VDSO;
+        path = "[vdso]";
+    } else if (!path || !*path) {
+        /* the first object is the executable; its name comes from /proc */
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        path = exe;
+        flags |= CG_MOD_MAIN;
+    }
+    unsigned n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < n; i++)
+        if (same(&mods[i], path, info->dlpi_addr, lo)) {
+            mods[i].seen = snapshot_seq;
+            return 0;
+        }
+    if (n == MAX_MODULES)
+        return 0;
+    struct cg_module *m = &mods[n];
+    memset(m, 0, sizeof *m);
+    size_t len = strlen(path);
+    if (len >= sizeof m->path)
+        len = sizeof m->path - 1;
+    memcpy(m->path, path, len);
+    m->bias = info->dlpi_addr;
+    m->lo = lo;
+    m->hi = hi;
+    m->flags = flags;
+    m->seen = snapshot_seq;
+    read_build_id(info, m);
+    __atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Brings the list up to date with what is mapped now. */
+void cg_modules_snapshot(void)
+{
+    take_lock();
+    if (!mods) {
+        void *p = cg_map(MAX_MODULES * sizeof *mods);
+        if (!p) {
+            drop_lock();
+            return;
+        }
+        mods = p;
+    }
+    snapshot_seq++;
+    dl_iterate_phdr(visit, NULL);
+    unsigned n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < n; i++)
+        if (mods[i].seen != snapshot_seq)
+            mods[i].flags |= CG_MOD_UNLOADED;
+    drop_lock();
+}
+
+const struct cg_module *cg_modules(unsigned *n)
+{
+    *n = __atomic_load_n(&nmods, __ATOMIC_ACQUIRE);
+    return mods;
+}
+
+/* The module a pc belongs to: a loaded one first, then the unloaded ones
+ * (newest first), or -1. */
+int cg_module_of(uintptr_t pc)
+{
+    unsigned n;
+    const struct cg_module *m = cg_modules(&n);
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned i = n; i-- > 0;)
+            if (!(m[i].flags & CG_MOD_UNLOADED) == !pass && m[i].lo <= pc && pc < m[i].hi)
+                return (int)i;
+    return -1;
+}
+
+/* ---- dlclose: name what is about to go ------------------------------- */
+
+typedef int (*dlclose_fn)(void *);
+
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+    static dlclose_fn real;
+    if (!real)
+        real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+    if (!real)
+        return -1;
+    cg_modules_snapshot(); /* what was there, before it goes */
+    int rc = real(handle);
+    cg_modules_snapshot(); /* marks what went as unloaded */
+    return rc;
+}

@@ -1,0 +1,173 @@
+/* Layout of cgprof's own profile format, version 1 (docs/profile-format.md):
+ * modules with build-ids, the event, samples and arcs by (module, address),
+ * totals and lost counts.  Async-signal-safe, like all of the writer. */
+#include "writer.h"
+
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+enum {
+    TAG_INFO = 1,
+    TAG_MODULE = 2,
+    TAG_SAMPLES = 3,
+    TAG_ARCS = 4,
+    TAG_TOTALS = 5,
+    TAG_IMAGE = 6,
+};
+
+#define NO_MODULE UINT32_MAX
+
+static void put32(struct out *o, uint32_t v)
+{
+    cg_put(o, &v, 4);
+}
+
+static void put64(struct out *o, uint64_t v)
+{
+    cg_put(o, &v, 8);
+}
+
+static void pad8(struct out *o)
+{
+    static const char zero[8];
+    if (o->len % 8)
+        cg_put(o, zero, 8 - o->len % 8);
+}
+
+/* A record: tag, flags, payload size (filled in afterwards). */
+static size_t begin(struct out *o, uint32_t tag)
+{
+    put32(o, tag);
+    put32(o, 0);
+    size_t at = o->len;
+    put64(o, 0);
+    return at;
+}
+
+static void end(struct out *o, size_t at)
+{
+    pad8(o);
+    uint64_t size = o->len - at - 8;
+    if (at + 8 <= o->cap)
+        memcpy(o->buf + at, &size, 8);
+}
+
+static void put_str(struct out *o, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    put32(o, n);
+    cg_put(o, s, n);
+}
+
+static void put_info(struct out *o)
+{
+    size_t at = begin(o, TAG_INFO);
+    const struct cg_event *ev = cg_event;
+    int timed = !ev || ev->kind != CG_EV_PERF || ev->is_time;
+    uint64_t hz = cg_hz ? cg_hz : 1000;
+    put64(o, (uint64_t)getpid());
+    put64(o, timed ? hz : 0); /* samples per second */
+    put64(o, timed ? 1000000000u / hz : cg_period ? cg_period : ev->period); /* per sample */
+    put32(o, ev ? (uint32_t)ev->kind : 0);
+    put32(o, (uint32_t)timed);
+    put_str(o, ev ? ev->name : "none");
+    end(o, at);
+}
+
+static void put_modules(struct out *o)
+{
+    unsigned n;
+    const struct cg_module *m = cg_modules(&n);
+    for (unsigned i = 0; i < n; i++) {
+        size_t at = begin(o, TAG_MODULE);
+        put32(o, i);
+        put32(o, m[i].flags);
+        put64(o, m[i].bias);
+        put64(o, m[i].lo);
+        put64(o, m[i].hi);
+        put32(o, m[i].build_id_len);
+        put32(o, (uint32_t)strlen(m[i].path));
+        cg_put(o, m[i].build_id, m[i].build_id_len);
+        cg_put(o, m[i].path, strlen(m[i].path));
+        end(o, at);
+        if (m[i].flags & CG_MOD_VDSO) {
+            /* the vDSO is no file: its image goes into the profile */
+            at = begin(o, TAG_IMAGE);
+            put32(o, i);
+            put32(o, 0);
+            put64(o, m[i].hi - m[i].lo);
+            cg_put(o, (const void *)m[i].lo, m[i].hi - m[i].lo);
+            end(o, at);
+        }
+    }
+}
+
+/* (module, address): link-time address within a known module, else the pc. */
+static void locate(uintptr_t pc, uint32_t *mod, uint64_t *addr)
+{
+    int i = cg_module_of(pc);
+    unsigned n;
+    const struct cg_module *m = cg_modules(&n);
+    *mod = i < 0 ? NO_MODULE : (uint32_t)i;
+    *addr = i < 0 ? pc : pc - m[i].bias;
+}
+
+static void put_samples(struct out *o, const struct merged *s)
+{
+    size_t at = begin(o, TAG_SAMPLES);
+    put64(o, s->n);
+    for (uint64_t i = 0; i < s->cap; i++) {
+        if (!s->arcs[i].self)
+            continue;
+        uint32_t mod;
+        uint64_t addr;
+        locate(s->arcs[i].from, &mod, &addr);
+        put32(o, mod);
+        put32(o, 0);
+        put64(o, addr);
+        put64(o, s->arcs[i].count);
+    }
+    end(o, at);
+}
+
+static void put_arcs(struct out *o, const struct merged *a)
+{
+    size_t at = begin(o, TAG_ARCS);
+    put64(o, a->n);
+    for (uint64_t i = 0; i < a->cap; i++) {
+        if (!a->arcs[i].self)
+            continue;
+        uint32_t fm, sm;
+        uint64_t fa, sa;
+        locate(a->arcs[i].from, &fm, &fa);
+        locate(a->arcs[i].self, &sm, &sa);
+        put32(o, fm);
+        put32(o, sm);
+        put64(o, fa);
+        put64(o, sa);
+        put64(o, a->arcs[i].count);
+    }
+    end(o, at);
+}
+
+void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
+                      uint64_t lost_calls)
+{
+    static const char magic[8] = {'\x89', 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
+    cg_put(o, magic, 8);
+    put32(o, 1);  /* version */
+    put32(o, 16); /* header size */
+    put_info(o);
+    put_modules(o);
+    put_samples(o, samples);
+    put_arcs(o, arcs);
+    int err;
+    size_t at = begin(o, TAG_TOTALS);
+    put64(o, samples->total);
+    put64(o, cg_samples_lost());
+    put64(o, arcs->total);
+    put64(o, lost_calls);
+    put64(o, cg_unsampled_threads + cg_sampler_unsampled(&err));
+    end(o, at);
+}

@@ -1,0 +1,30 @@
+/* Internal interface between the profile writer (write.c) and the layouts
+ * of the two file formats it can write. */
+#ifndef CGPROF_WRITER_H
+#define CGPROF_WRITER_H
+
+#include "rt.h"
+
+/* The keys of all threads' tables of one kind, summed: an open-addressing
+ * table in mapped memory.  Each key is summed over every generation of
+ * every thread's table. */
+struct merged {
+    struct cg_slot *arcs; /* self == 0: empty */
+    uint64_t cap, n;
+    uint64_t total; /* sum of all counts */
+    size_t bytes;
+};
+
+/* An output buffer; with cap == 0 the layout only measures (len). */
+struct out {
+    char *buf;
+    size_t len, cap;
+};
+
+void cg_put(struct out *o, const void *p, size_t n) CG_HIDDEN;
+
+/* The cgprof profile format (docs/profile-format.md). */
+void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
+                      uint64_t lost_calls) CG_HIDDEN;
+
+#endif

@@ -7,13 +7,17 @@
  *  2. Arcs are tallied per (caller, callee) function pair.  An arc whose
  *     call site or target lies in no known function is dropped entirely
  *     (GNU gprof 2.40 does the same), so a function called only from
- *     outside the executable, like main, shows as <spontaneous>.
- *  3. A depth-first numbering from each function in address order finds
- *     the cycles (strongly connected components) and a topological order
- *     with every cycle collapsed into one number.  gprof's own traversal
- *     is used rather than Tarjan's so that cycle heads, cycle numbers
- *     (1..N by the address of the first member visited) and member order
- *     come out exactly as in gprof.
+ *     outside the executable, like main, shows as <spontaneous>.  Arcs
+ *     named by -k are dropped too; calls found in the text (-c) are then
+ *     added with count 0.
+ *  3. Tarjan's algorithm finds the strongly connected components; those
+ *     of two or more functions are the cycles.  It runs depth first from
+ *     each function in address order, following arcs in list order, the
+ *     traversal gprof makes, and from it come gprof's numbering: an SCC's
+ *     head is its first member visited, its members are chained in visit
+ *     (preorder) order, its topological number is the count of SCCs
+ *     completed when it completes, and cycles are numbered 1..N by the
+ *     address of their heads.
  *  4. Top down, each function or cycle gets its propagation fraction from
  *     its callers; bottom up, time flows to callers:
  *     T_r = S_r + sum over callees e of T_e * C_e^r / C_e, where a cycle
@@ -24,12 +28,13 @@
  */
 #include "callgraph.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DFN_NAN  0
-#define DFN_BUSY (-1)
+#define UNVISITED (-1)
+#define ALL_EXCL  ((1u << CG_EXCL_FLAT) | (1u << CG_EXCL_GRAPH) | (1u << CG_EXCL_TIME))
 
 /* gprof leaves the profiling runtime's own helpers out of the profile. */
 static int is_default_excluded(const char *name)
@@ -89,10 +94,36 @@ static void init_node(struct cg_node *n, int self)
     n->cyc_next = CG_NONE;
     n->first_child = CG_NONE;
     n->first_parent = CG_NONE;
-    n->top_order = DFN_NAN;
+    n->top_order = 0;
 }
 
-static int init_nodes(struct callgraph *g, const struct symtab *st)
+int cg_selected(const struct callgraph *g, int node, enum cg_table incl)
+{
+    unsigned t = g->nodes[node].tables;
+    if (t & (1u << incl))
+        return 1;
+    return g->table_len[incl] == 0 && !(t & (1u << (incl + 1)));
+}
+
+/* Puts each function in the tables that name it and counts the members. */
+static void fill_tables(struct callgraph *g, const struct cg_opts *o)
+{
+    for (size_t i = 0; i < g->nsyms; i++) {
+        struct cg_node *n = &g->nodes[i];
+        if (is_default_excluded(n->name))
+            n->tables |= ALL_EXCL;
+        for (size_t k = 0; o && k < o->nspecs; k++)
+            if (strcmp(o->specs[k].name, n->name) == 0)
+                n->tables |= 1u << o->specs[k].table;
+        for (int t = 0; t < CG_NTABLES; t++)
+            if (n->tables & (1u << t))
+                g->table_len[t]++;
+    }
+    for (size_t i = 0; i < g->nsyms; i++)
+        g->nodes[i].excluded = !cg_selected(g, (int)i, CG_INCL_FLAT);
+}
+
+static int init_nodes(struct callgraph *g, const struct symtab *st, const struct cg_opts *o)
 {
     g->nsyms = st->n;
     g->nodes = malloc((st->n ? st->n : 1) * sizeof *g->nodes);
@@ -102,8 +133,8 @@ static int init_nodes(struct callgraph *g, const struct symtab *st)
         init_node(&g->nodes[i], (int)i);
         g->nodes[i].name = st->syms[i].name;
         g->nodes[i].file = st->syms[i].file;
-        g->nodes[i].excluded = is_default_excluded(st->syms[i].name);
     }
+    fill_tables(g, o);
     return 0;
 }
 
@@ -119,15 +150,25 @@ static uint64_t scaled_end(const struct symtab *st, size_t j)
     return s->end_addr >= s->addr ? (s->end_addr + 1) / 2 : s->addr / 2;
 }
 
-static void credit(struct callgraph *g, size_t j, double c)
+/* Samples go to the function, or out of the total when the flat tables
+ * leave the function out (as gprof does). */
+static void credit(struct callgraph *g, size_t j, double c, double *removed)
 {
-    if (g->nodes[j].excluded)
+    if (g->nodes[j].excluded) {
         g->total_time -= c;
-    else
+        *removed += c;
+    } else {
         g->nodes[j].self_time += c;
+    }
 }
 
-static void assign_hist(struct callgraph *g, const struct symtab *st, const struct gmon_hist *h)
+/* Splits each bin among the functions its range overlaps, in proportion
+ * to the overlap, so a sample is shared out and never credited twice.
+ * Bin edges are truncated as gprof truncates them, so a bin's shares can
+ * total its count times (truncated width / scale) rather than exactly its
+ * count; *BOUND adds up that ceiling for the debug check. */
+static void assign_hist(struct callgraph *g, const struct symtab *st, const struct gmon_hist *h,
+                        double *removed, double *bound)
 {
     uint64_t lowpc = h->low_pc / 2;
     double scale = g->hist_scale;
@@ -139,6 +180,7 @@ static void assign_hist(struct callgraph *g, const struct symtab *st, const stru
         uint64_t bin_hi = lowpc + (uint64_t)(scale * (i + 1));
         double count = h->bins[i];
         g->total_time += count;
+        *bound += count * (double)(bin_hi - bin_lo) / scale;
         for (size_t j = k - 1; j < st->n; k = ++j) {
             uint64_t sym_lo = st->syms[j].addr / 2, sym_hi = scaled_end(st, j);
             if (bin_hi < sym_lo)
@@ -148,7 +190,7 @@ static void assign_hist(struct callgraph *g, const struct symtab *st, const stru
             uint64_t overlap =
                 (bin_hi < sym_hi ? bin_hi : sym_hi) - (bin_lo > sym_lo ? bin_lo : sym_lo);
             if (overlap > 0)
-                credit(g, j, (double)overlap * count / scale);
+                credit(g, j, (double)overlap * count / scale, removed);
         }
     }
 }
@@ -164,8 +206,17 @@ static void assign_samples(struct callgraph *g, const struct symtab *st, const s
     memcpy(g->dimen, f->dimen, sizeof g->dimen);
     g->dimen_abbrev = f->dimen_abbrev;
     g->hist_scale = (double)((f->high_pc - f->low_pc) / 2) / f->nbins;
+    double removed = 0.0, bound = 0.0;
     for (size_t i = 0; i < gd->nhists; i++)
-        assign_hist(g, st, &gd->hists[i]);
+        assign_hist(g, st, &gd->hists[i], &removed, &bound);
+#ifndef NDEBUG
+    /* No sample is credited twice: what the functions got plus what was
+     * taken out of the total stays within the bins' shares. */
+    double credited = removed;
+    for (size_t i = 0; i < g->nsyms; i++)
+        credited += g->nodes[i].self_time;
+    assert(credited <= bound * (1 + 1e-9) + 1e-9);
+#endif
 }
 
 /* ---- 2. arcs ---- */
@@ -201,16 +252,36 @@ static int add_arc(struct callgraph *g, int parent, int child, uint64_t count, s
     return 0;
 }
 
-static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd)
+/* Whether -k left out the arcs from function P to function C (a NULL
+ * side of a -k matches any function). */
+static int arc_excluded(const struct callgraph *g, const struct cg_opts *o, long p, long c)
+{
+    for (size_t k = 0; o && k < o->nexcl_arcs; k++)
+        if ((!o->excl_arcs[k].from || strcmp(o->excl_arcs[k].from, g->nodes[p].name) == 0) &&
+            (!o->excl_arcs[k].to || strcmp(o->excl_arcs[k].to, g->nodes[c].name) == 0))
+            return 1;
+    return 0;
+}
+
+static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd,
+                      const struct cg_opts *o)
 {
     size_t cap = 0;
     for (size_t i = 0; i < gd->narcs; i++) {
         long p = symtab_lookup(st, gd->arcs[i].from_pc);
         long c = symtab_lookup(st, gd->arcs[i].self_pc);
-        if (p < 0 || c < 0)
+        if (p < 0 || c < 0 || arc_excluded(g, o, p, c))
             continue;
         g->nodes[c].ncalls += gd->arcs[i].count;
         if (add_arc(g, (int)p, (int)c, gd->arcs[i].count, &cap) != 0)
+            return -1;
+    }
+    for (size_t i = 0; o && i < o->nstatic_calls; i++) {
+        const struct cg_static_call *sc = &o->static_calls[i];
+        if (sc->caller < 0 || (size_t)sc->caller >= g->nsyms || sc->callee < 0 ||
+            (size_t)sc->callee >= g->nsyms)
+            continue;
+        if (add_arc(g, sc->caller, sc->callee, 0, &cap) != 0)
             return -1;
     }
     return 0;
@@ -227,99 +298,105 @@ static void count_self_calls(struct callgraph *g)
     }
 }
 
-/* ---- 3. depth-first numbering and cycles ---- */
+/* ---- 3. strongly connected components (Tarjan) ---- */
 
-/* The traversal state: the stack of nodes being visited (1-based, as in
- * the gprof paper), each with the next arc to follow. */
-struct dfn {
+/* The traversal state.  pre[n] is n's visit number (UNVISITED before);
+ * low[n] the smallest visit number reachable from n's subtree through
+ * nodes still on the component stack.  The call stack holds the path
+ * being explored, each entry with the next arc to follow; the component
+ * stack holds visited nodes whose component is not complete, in visit
+ * order, so a component is always the top run of it. */
+struct scc {
     struct callgraph *g;
-    int *stack;
-    int *next_arc;
-    int depth;
-    int counter;
+    int *pre, *low;
+    int *path, *next_arc, depth;
+    int *comp, ncomp;
+    unsigned char *on_comp;
+    int visits, completed;
 };
 
-/* Appends C (with whatever is glommed onto it) to the cycle of HEAD whose
- * last member is *TAIL. */
-static void glom(struct cg_node *nodes, int head, int *tail, int c)
+static void scc_visit(struct scc *s, int n)
 {
-    nodes[*tail].cyc_next = c;
-    nodes[c].cyc_head = head;
-    for (*tail = c; nodes[*tail].cyc_next != CG_NONE; *tail = nodes[*tail].cyc_next)
-        nodes[nodes[*tail].cyc_next].cyc_head = head;
+    s->pre[n] = s->low[n] = s->visits++;
+    s->comp[s->ncomp++] = n;
+    s->on_comp[n] = 1;
+    s->path[s->depth] = n;
+    s->next_arc[s->depth++] = s->g->nodes[n].first_child;
 }
 
-/* CHILD is busy: it (or its cycle's head) is on the stack, so everything
- * above that stack entry forms a cycle with it. */
-static void find_cycle(struct dfn *d, int child)
+/* N's subtree is done.  If N is the root of its component, the component
+ * is the run of the component stack from N up: it gets the next
+ * topological number, and when it has two or more members they are
+ * chained from N (the head) in visit order. */
+static void scc_finish(struct scc *s, int n)
 {
-    struct cg_node *nodes = d->g->nodes;
-    int top, head = CG_NONE;
-    for (top = d->depth; top > 0; --top) {
-        head = d->stack[top];
-        if (child == head || (nodes[child].cyc_head != child && nodes[child].cyc_head == head))
-            break;
+    struct cg_node *nodes = s->g->nodes;
+    if (s->low[n] == s->pre[n]) {
+        int from = s->ncomp;
+        while (s->comp[--from] != n)
+            ;
+        ++s->completed;
+        for (int k = from; k < s->ncomp; k++) {
+            int m = s->comp[k];
+            s->on_comp[m] = 0;
+            nodes[m].top_order = s->completed;
+            nodes[m].cyc_head = n;
+            nodes[m].cyc_next = k + 1 < s->ncomp ? s->comp[k + 1] : CG_NONE;
+        }
+        s->ncomp = from;
     }
-    if (top <= 0 || top == d->depth)
-        return; /* not found (cannot happen) or a self-recursive call */
-    int tail = head;
-    while (nodes[tail].cyc_next != CG_NONE)
-        tail = nodes[tail].cyc_next;
-    head = nodes[head].cyc_head;
-    for (int i = top + 1; i <= d->depth; i++) {
-        int c = d->stack[i];
-        if (nodes[c].cyc_head == c)
-            glom(nodes, head, &tail, c);
+    if (--s->depth > 0) {
+        int parent = s->path[s->depth - 1];
+        if (s->low[n] < s->low[parent])
+            s->low[parent] = s->low[n];
     }
 }
 
-static void pre_visit(struct dfn *d, int n)
+static void scc_from(struct scc *s, int root)
 {
-    d->stack[++d->depth] = n;
-    d->next_arc[d->depth] = d->g->nodes[n].first_child;
-    d->g->nodes[n].top_order = DFN_BUSY;
-}
-
-static void post_visit(struct dfn *d, int n)
-{
-    struct cg_node *nodes = d->g->nodes;
-    if (nodes[n].cyc_head == n) {
-        ++d->counter;
-        for (int m = n; m != CG_NONE; m = nodes[m].cyc_next)
-            nodes[m].top_order = d->counter;
-    }
-    --d->depth;
-}
-
-static void dfn_from(struct dfn *d, int root)
-{
-    struct cg_node *nodes = d->g->nodes;
-    pre_visit(d, root);
-    while (d->depth > 0) {
-        int a = d->next_arc[d->depth];
+    scc_visit(s, root);
+    while (s->depth > 0) {
+        int u = s->path[s->depth - 1];
+        int a = s->next_arc[s->depth - 1];
         if (a == CG_NONE) {
-            post_visit(d, d->stack[d->depth]);
+            scc_finish(s, u);
             continue;
         }
-        d->next_arc[d->depth] = d->g->arcs[a].next_child;
-        int c = d->g->arcs[a].child;
-        if (nodes[c].top_order == DFN_NAN)
-            pre_visit(d, c);
-        else if (nodes[c].top_order == DFN_BUSY)
-            find_cycle(d, c);
+        s->next_arc[s->depth - 1] = s->g->arcs[a].next_child;
+        int c = s->g->arcs[a].child;
+        if (s->pre[c] == UNVISITED)
+            scc_visit(s, c);
+        else if (s->on_comp[c] && s->pre[c] < s->low[u])
+            s->low[u] = s->pre[c];
     }
 }
 
 static int number_nodes(struct callgraph *g)
 {
-    struct dfn d = {g, malloc((g->nsyms + 2) * sizeof(int)), malloc((g->nsyms + 2) * sizeof(int)),
-                    0, DFN_NAN};
-    int rc = (d.stack && d.next_arc) ? 0 : -1;
+    size_t n = g->nsyms ? g->nsyms : 1;
+    struct scc s = {g,
+                    malloc(n * sizeof(int)),
+                    malloc(n * sizeof(int)),
+                    malloc(n * sizeof(int)),
+                    malloc(n * sizeof(int)),
+                    0,
+                    malloc(n * sizeof(int)),
+                    0,
+                    calloc(n, 1),
+                    0,
+                    0};
+    int rc = (s.pre && s.low && s.path && s.next_arc && s.comp && s.on_comp) ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < g->nsyms; i++)
-        if (g->nodes[i].top_order == DFN_NAN)
-            dfn_from(&d, (int)i);
-    free(d.stack);
-    free(d.next_arc);
+        s.pre[i] = UNVISITED;
+    for (size_t i = 0; rc == 0 && i < g->nsyms; i++)
+        if (s.pre[i] == UNVISITED)
+            scc_from(&s, (int)i);
+    free(s.pre);
+    free(s.low);
+    free(s.path);
+    free(s.next_arc);
+    free(s.comp);
+    free(s.on_comp);
     return rc;
 }
 
@@ -423,12 +500,12 @@ static void propagate_flags(struct callgraph *g, const int *top)
                 inherit_cycle(g, old_head);
         }
         if (!c->print_flag)
-            c->print_flag = !c->excluded;
-        else if (c->excluded)
+            c->print_flag = cg_selected(g, child, CG_INCL_GRAPH);
+        else if (c->tables & (1u << CG_EXCL_GRAPH))
             c->print_flag = 0;
         if (c->prop_fract == 0.0)
-            c->prop_fract = c->excluded ? 0.0 : 1.0;
-        else if (c->excluded)
+            c->prop_fract = cg_selected(g, child, CG_INCL_TIME) ? 1.0 : 0.0;
+        else if (c->tables & (1u << CG_EXCL_TIME))
             c->prop_fract = 0.0;
         c->prop_self = c->self_time * c->prop_fract;
         g->print_time += c->prop_self;
@@ -549,16 +626,49 @@ static int order_by_total(struct callgraph *g)
     return 0;
 }
 
+#ifndef NDEBUG
+/* The model's invariants, checked in debug builds in O(nodes + arcs):
+ * the members of a cycle share its number and header; an arc between two
+ * components goes from a higher topological number to a lower one; and
+ * no function or cycle has more time propagated to it than was sampled. */
+static void check_invariants(const struct callgraph *g)
+{
+    const struct cg_node *nodes = g->nodes;
+    double sampled = 0.0;
+    for (size_t i = 0; i < g->nsyms; i++)
+        sampled += nodes[i].self_time;
+    for (size_t k = 0; k < g->ncycles; k++) {
+        int h = (int)(g->nsyms + k);
+        for (int m = nodes[h].cyc_next; m != CG_NONE; m = nodes[m].cyc_next)
+            assert(nodes[m].cyc_num == nodes[h].cyc_num && nodes[m].cyc_head == h &&
+                   nodes[m].top_order == nodes[nodes[h].cyc_next].top_order);
+    }
+    for (size_t a = 0; a < g->narcs; a++) {
+        const struct cg_node *p = &nodes[g->arcs[a].parent], *c = &nodes[g->arcs[a].child];
+        assert(p->cyc_head == c->cyc_head ? p->top_order == c->top_order
+                                          : p->top_order > c->top_order);
+    }
+    for (size_t i = 0; i < g->nsyms + g->ncycles; i++)
+        assert(nodes[i].prop_self + nodes[i].prop_child <= sampled * (1 + 1e-9) + 1e-9);
+}
+#endif
+
 int cg_build(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd, char *err,
              size_t errsz)
+{
+    return cg_build_opts(g, st, gd, NULL, err, errsz);
+}
+
+int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd,
+                  const struct cg_opts *opts, char *err, size_t errsz)
 {
     memset(g, 0, sizeof *g);
     strcpy(g->dimen, "seconds");
     g->dimen_abbrev = 's';
-    int rc = init_nodes(g, st);
+    int rc = init_nodes(g, st, opts);
     if (rc == 0) {
         assign_samples(g, st, gd);
-        rc = tally_arcs(g, st, gd);
+        rc = tally_arcs(g, st, gd, opts);
     }
     if (rc == 0) {
         count_self_calls(g);
@@ -570,6 +680,10 @@ int cg_build(struct callgraph *g, const struct symtab *st, const struct gmon_dat
         rc = propagate(g);
     if (rc == 0)
         rc = order_by_total(g);
+#ifndef NDEBUG
+    if (rc == 0)
+        check_invariants(g);
+#endif
     if (rc != 0) {
         snprintf(err, errsz, "out of memory building the call graph");
         cg_free(g);

@@ -24,7 +24,8 @@ struct cg_node {
     uint64_t ncalls;     /* calls from other functions (cycle: from outside) */
     uint64_t self_calls; /* recursive calls (cycle: calls among members) */
     int print_flag;      /* shown in the call graph */
-    int excluded;        /* gprof's default exclusions (mcount and kin) */
+    int excluded;        /* left out of the flat profile and its time (see cg_selected) */
+    unsigned tables;     /* bit 1 << t for each symbol table t (enum cg_table) naming it */
     int top_order;       /* topological number; members of a cycle share it */
     int cyc_num;         /* cycle number, 0 if on no cycle */
     int cyc_head;        /* the cycle header node, or the node itself */
@@ -32,6 +33,50 @@ struct cg_node {
     int index;           /* position (1-based) in the call graph listing */
     int first_child;     /* arc list of callees, newest arc first */
     int first_parent;    /* arc list of callers, newest arc first */
+};
+
+/* gprof's symbol tables.  Each option naming functions adds them to one
+ * or more tables (-p NAME: INCL_FLAT, -E NAME: EXCL_GRAPH and EXCL_TIME,
+ * ...).  An INCL table, once non-empty, admits only its members; an EXCL
+ * table removes its members.  mcount and kin are in every EXCL table. */
+enum cg_table {
+    CG_INCL_FLAT,
+    CG_EXCL_FLAT,
+    CG_INCL_GRAPH,
+    CG_EXCL_GRAPH,
+    CG_INCL_TIME,
+    CG_EXCL_TIME,
+    CG_NTABLES
+};
+
+/* One symbol specification of a table: the functions named NAME. */
+struct cg_spec {
+    enum cg_table table;
+    const char *name;
+};
+
+/* An arc left out (gprof -k FROM/TO): calls from FROM to TO; NULL stands
+ * for any function. */
+struct cg_arc_spec {
+    const char *from;
+    const char *to;
+};
+
+/* A call instruction found in the text (gprof -c): symbol CALLER calls
+ * the entry of symbol CALLEE.  It becomes an arc with count 0. */
+struct cg_static_call {
+    int caller;
+    int callee;
+};
+
+/* What the report options change in the model. */
+struct cg_opts {
+    const struct cg_spec *specs;
+    size_t nspecs;
+    const struct cg_arc_spec *excl_arcs;
+    size_t nexcl_arcs;
+    const struct cg_static_call *static_calls;
+    size_t nstatic_calls;
 };
 
 struct cg_arc {
@@ -57,13 +102,23 @@ struct callgraph {
     char dimen[16];    /* histogram unit name, "seconds" */
     char dimen_abbrev; /* 's' */
     int has_hist;
-    int *by_total; /* nodes (functions and cycles) in call-graph order */
+    int *by_total;                /* nodes (functions and cycles) in call-graph order */
+    size_t table_len[CG_NTABLES]; /* functions in each table */
 };
 
 /* Builds the model from symbols and profile data.  Returns 0, or -1 with
  * a message in ERR. */
 int cg_build(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd, char *err,
              size_t errsz);
+
+/* The same with options; OPTS may be NULL (cg_build). */
+int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmon_data *gd,
+                  const struct cg_opts *opts, char *err, size_t errsz);
+
+/* Whether function NODE passes the table pair INCL (CG_INCL_FLAT,
+ * CG_INCL_GRAPH or CG_INCL_TIME) and the EXCL table after it: it is in
+ * INCL, or INCL is empty and it is not in EXCL. */
+int cg_selected(const struct callgraph *g, int node, enum cg_table incl);
 void cg_free(struct callgraph *g);
 
 /* Sorts IDX (n entries) with CMP exactly as glibc's qsort merge sort does,

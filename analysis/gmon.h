@@ -1,4 +1,4 @@
-/* Reader of GNU gmon.out files (version 1 tagged format), summing several files as gprof does. */
+/* Reader of gmon.out files (GNU tagged format, 4.4BSD and old BSD) and writer of gmon.sum. */
 #ifndef CGPROF_GMON_H
 #define CGPROF_GMON_H
 
@@ -36,15 +36,34 @@ struct gmon_data {
     size_t arcs_cap;
     uint32_t *arc_hash; /* open-addressing index into arcs (+1; 0 = empty) */
     size_t hash_cap;
+    uint32_t *hist_hash; /* the same for hists, keyed by (low_pc, high_pc) */
+    size_t hist_hash_cap;
     uint64_t lost_calls;  /* calls the runtime could not record (arc 0 -> 0) */
-    uint64_t nbb_records; /* basic-block records seen (read and skipped) */
+    uint64_t nbb_records; /* basic-block entries seen (read and skipped) */
+    uint64_t nbb_tags;    /* basic-block records seen, even empty ones */
 };
 
 void gmon_init(struct gmon_data *d);
 void gmon_free(struct gmon_data *d);
 
-/* Reads PATH and adds its records to D.  Returns 0, or -1 with a message
- * of the form "PATH: what is wrong (at offset N)" in ERR. */
+/* Reads PATH and adds its records to D.  PATH may be a GNU gmon.out
+ * (magic "gmon", version 0 or 1), a 4.4BSD profile (40-byte header with
+ * version 0x51879 and the rate) or an old BSD one (20-byte header: lowpc,
+ * highpc, size of header and histogram); a BSD header is trusted only if
+ * it agrees with the file's length.  Histograms must share unit and bin
+ * size, may repeat a range (they are summed) but not overlap another one.
+ * Returns 0, or -1 with "PATH: what is wrong (at offset N)" in ERR, after
+ * which D holds part of PATH and is fit only for gmon_free. */
 int gmon_read(struct gmon_data *d, const char *path, char *err, size_t errsz);
+
+/* The same for the SIZE bytes at BUF, named NAME in messages. */
+int gmon_read_buffer(struct gmon_data *d, const char *name, const void *buf, size_t size, char *err,
+                     size_t errsz);
+
+/* Writes D to PATH as one GNU gmon.out (version 1), the way gprof -s
+ * writes gmon.sum: histograms, arcs, and an empty basic-block record if D
+ * had any.  PATH is replaced atomically.  Returns 0, or -1 with
+ * "PATH: what is wrong" in ERR (PATH is then untouched). */
+int gmon_write_sum(const struct gmon_data *d, const char *path, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,8 @@
  * by address, symbols at one address collapse to one: a global beats a
  * local, a function beats a non-function, a name without a leading '_'
  * beats one with it; otherwise the first in symbol-table order stays.
+ * SYMTAB_NO_STATIC drops local symbols before that collapse, as gprof's
+ * -a does, so their addresses fall to the symbol before them.
  */
 #include "symtab.h"
 
@@ -204,7 +206,7 @@ static int file_in_debug_strings(Elf *elf, const char *file)
 /* Collects the candidate symbols of SCN into *OUT.  Static functions are
  * tagged with the preceding STT_FILE name when WITH_FILES (the binary has
  * debugging information, from which gprof would name their files). */
-static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, struct cand **out)
+static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, unsigned flags, struct cand **out)
 {
     GElf_Shdr sh;
     Elf_Data *data = elf_getdata(scn, NULL);
@@ -228,9 +230,9 @@ static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, struct cand **out)
             file = name;
         int inside = limit && name >= (const char *)str->d_buf && name < limit;
         int cls = sym_class(elf, &sym, name, inside ? limit : name + strlen(name) + 1);
-        if (!cls)
-            continue;
         int type = GELF_ST_TYPE(sym.st_info);
+        if (!cls || (cls == 't' && (flags & SYMTAB_NO_STATIC)))
+            continue;
         c[n].s = (struct symtab_sym){
             sym.st_value, 0, name, NULL, cls == 't', type == STT_FUNC || type == STT_GNU_IFUNC};
         if (cls == 't' && with_files && file && file[0] &&
@@ -319,7 +321,8 @@ static int keep(struct symtab *t, const struct cand *c, size_t n)
     return 0;
 }
 
-static int load_elf(struct symtab *t, Elf *elf, const char *path, char *err, size_t errsz)
+static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags, char *err,
+                    size_t errsz)
 {
     GElf_Shdr text;
     Elf_Scn *text_scn = find_section(elf, 0, ".text");
@@ -332,7 +335,7 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, char *err, siz
         scn = find_section(elf, SHT_DYNSYM, NULL);
     int with_files = find_section(elf, 0, ".debug_line") != NULL;
     struct cand *c = NULL;
-    size_t n = scn ? collect(elf, scn, with_files, &c) : 0;
+    size_t n = scn ? collect(elf, scn, with_files, flags, &c) : 0;
     n = finalize(c, n, text.sh_addr + text.sh_size);
     int rc = 0;
     if (n == 0) {
@@ -347,6 +350,11 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, char *err, siz
 }
 
 int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
+{
+    return symtab_load_flags(t, path, 0, err, errsz);
+}
+
+int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz)
 {
     memset(t, 0, sizeof *t);
     if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -363,7 +371,7 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
     if (!elf || elf_kind(elf) != ELF_K_ELF)
         snprintf(err, errsz, "%s: not an ELF file", path);
     else
-        rc = load_elf(t, elf, path, err, errsz);
+        rc = load_elf(t, elf, path, flags, err, errsz);
     if (elf)
         elf_end(elf);
     close(fd);

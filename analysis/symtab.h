@@ -26,6 +26,11 @@ struct symtab {
 /* Loads the function symbols of PATH (.symtab, else .dynsym).  Returns 0,
  * or -1 with a message naming the file in ERR. */
 int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
+
+/* The same, leaving out some symbols (their addresses then belong to the
+ * symbol before them): */
+#define SYMTAB_NO_STATIC 1u /* local symbols (gprof -a) */
+int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz);
 void symtab_free(struct symtab *t);
 
 /* The index of the symbol whose range holds PC, or -1. */

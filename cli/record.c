@@ -1,25 +1,35 @@
 /* cgprof record: run a program with libcgprof preloaded.
  *
- * The command sets up the environment and then becomes the program (exec),
- * so the program's exit status, its signals and its process id are its
- * own: nothing stands between it and its parent.
+ * The command checks the options and the event (a perf event this machine
+ * cannot count is an error here, before the program runs), sets up the
+ * environment and then becomes the program (exec), so the program's exit
+ * status, its signals and its process id are its own: nothing stands
+ * between it and its parent.
  */
 #include "cmds.h"
+#include "../runtime/events.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void record_usage(FILE *f)
 {
-    fputs("usage: cgprof record [-F HZ] [-o FILE] [--] PROG [ARGS...]\n"
-          "  -F, --freq HZ     samples per second of each thread's CPU time (default 1000;\n"
-          "                    0 records call counts only)\n"
-          "  -o, --output FILE write the profile to FILE (default gmon.out, or\n"
-          "                    $GMON_OUT_PREFIX.PID as with glibc)\n",
+    fputs("usage: cgprof record [options] [--] PROG [ARGS...]\n"
+          "  -e, --event EVENT  what to sample: cpu (default), wall, itimer, or a perf\n"
+          "                     event; -e list shows them and what this machine supports\n"
+          "  -F, --freq HZ      samples per second of a time event (default 1000; 0 records\n"
+          "                     call counts only)\n"
+          "  -c, --period N     events per sample of a counting event (e.g. page-faults)\n"
+          "  -o, --output FILE  write the profile to FILE\n"
+          "      --format F     gmon (GNU gmon.out, the default; GNU gprof reads it) or\n"
+          "                     cgprof (modules, libraries, build-ids: docs/profile-format.md)\n",
           f);
 }
 
@@ -50,14 +60,14 @@ static int find_runtime(char *out, size_t cap)
     return -1;
 }
 
-static int parse_hz(const char *s, unsigned long *hz)
+static int parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
     char *end;
     errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || !*s || *end || v > 100000)
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || !*s || *end || *s == '-' || x > max)
         return -1;
-    *hz = v;
+    *v = x;
     return 0;
 }
 
@@ -77,80 +87,208 @@ static char *absolute(const char *file)
     return p;
 }
 
-int cmd_record(int argc, char **argv)
+/* Opens EV's perf event on this process to see whether the machine counts
+ * it: 0, or an errno. */
+static int probe(const struct cg_event *ev)
 {
-    unsigned long hz = 1000;
-    const char *output = NULL;
+    if (ev->kind == CG_EV_CPU || ev->kind == CG_EV_ITIMER)
+        return 0;
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = ev->kind == CG_EV_WALL ? PERF_TYPE_SOFTWARE : ev->type;
+    a.config = ev->kind == CG_EV_WALL ? PERF_COUNT_SW_CPU_CLOCK : ev->config;
+    a.sample_period = 1000000;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.disabled = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    return 0;
+}
+
+static const char *why(int e)
+{
+    switch (e) {
+    case ENOENT:
+    case EOPNOTSUPP:
+        return "this machine cannot count it (no such counter; a VM often has no PMU)";
+    case EACCES:
+    case EPERM:
+        return "not permitted (see /proc/sys/kernel/perf_event_paranoid)";
+    case ENOSYS:
+        return "this kernel has no perf_event_open";
+    default:
+        return strerror(e);
+    }
+}
+
+static int list_events(void)
+{
+    printf("%-24s %-10s %s\n", "event", "here", "what");
+    for (const struct cg_event *e = cg_event_all(); e->name; e++) {
+        int err = probe(e);
+        printf("%-24s %-10s %s\n", e->name, err ? "no" : "yes", e->what);
+    }
+    return 0;
+}
+
+struct opts {
+    const struct cg_event *event;
+    uint64_t hz, period;
+    const char *output, *format;
+    int have_hz;
+};
+
+/* Parses options up to PROG; returns PROG's index, or -1 (and *rc). */
+static int parse(int argc, char **argv, struct opts *o, int *rc)
+{
+    static const struct {
+        const char *s, *l;
+    } valued[] = {{"-e", "--event"},
+                  {"-F", "--freq"},
+                  {"-c", "--period"},
+                  {"-o", "--output"},
+                  {NULL, "--format"}};
     int i = 1;
     for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
+        const char *a = argv[i], *val = NULL, *opt = NULL;
+        if (strcmp(a, "--") == 0)
+            return i + 1;
         if (a[0] != '-')
-            break;
+            return i;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             record_usage(stdout);
-            return 0;
+            *rc = 0;
+            return -1;
         }
-        const char *val = NULL;
-        if (strcmp(a, "-F") == 0 || strcmp(a, "--freq") == 0 || strcmp(a, "-o") == 0 ||
-            strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "cgprof record: option %s needs a value\n", a);
-                return 2;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !opt; k++) {
+            size_t ln = strlen(valued[k].l);
+            if ((valued[k].s && strcmp(a, valued[k].s) == 0) || strcmp(a, valued[k].l) == 0) {
+                opt = valued[k].l;
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "cgprof record: option %s needs a value\n", a);
+                    *rc = 2;
+                    return -1;
+                }
+                val = argv[++i];
+            } else if (strncmp(a, valued[k].l, ln) == 0 && a[ln] == '=') {
+                opt = valued[k].l;
+                val = a + ln + 1;
+            } else if (valued[k].s && strncmp(a, valued[k].s, 2) == 0 && a[2]) {
+                opt = valued[k].l;
+                val = a + 2;
             }
-            val = argv[++i];
-        } else if (strncmp(a, "--freq=", 7) == 0 || strncmp(a, "--output=", 9) == 0) {
-            val = strchr(a, '=') + 1;
-        } else if ((a[1] == 'F' || a[1] == 'o') && a[2]) {
-            val = a + 2;
-        } else {
+        }
+        *rc = 2;
+        if (!opt) {
             fprintf(stderr, "cgprof record: unknown option '%s'\n", a);
             record_usage(stderr);
-            return 2;
+            return -1;
         }
-        if (a[1] == 'F' || strncmp(a, "--freq", 6) == 0) {
-            if (parse_hz(val, &hz) != 0) {
-                fprintf(stderr, "cgprof record: -F %s: not a rate from 0 to 100000 Hz\n", val);
-                return 2;
+        if (strcmp(opt, "--event") == 0) {
+            if (strcmp(val, "list") == 0) {
+                *rc = list_events();
+                return -1;
             }
+            o->event = cg_event_find(val);
+            if (!o->event) {
+                fprintf(stderr, "cgprof record: unknown event '%s' (cgprof record -e list)\n", val);
+                return -1;
+            }
+        } else if (strcmp(opt, "--freq") == 0) {
+            if (parse_u64(val, 100000, &o->hz) != 0) {
+                fprintf(stderr, "cgprof record: -F %s: not a rate from 0 to 100000 Hz\n", val);
+                return -1;
+            }
+            o->have_hz = 1;
+        } else if (strcmp(opt, "--period") == 0) {
+            if (parse_u64(val, UINT64_MAX, &o->period) != 0 || o->period == 0) {
+                fprintf(stderr, "cgprof record: -c %s: not a positive number of events\n", val);
+                return -1;
+            }
+        } else if (strcmp(opt, "--output") == 0) {
+            o->output = val;
+        } else if (strcmp(val, "gmon") == 0 || strcmp(val, "cgprof") == 0) {
+            o->format = val;
         } else {
-            output = val;
+            fprintf(stderr, "cgprof record: --format %s: not gmon or cgprof\n", val);
+            return -1;
         }
     }
+    return i;
+}
+
+static int setup_env(const struct opts *o, const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *preload = malloc(n);
+    char num[32];
+    if (!preload)
+        return -1;
+    snprintf(preload, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    int bad = setenv("LD_PRELOAD", preload, 1);
+    free(preload);
+    snprintf(num, sizeof num, "%llu", (unsigned long long)o->hz);
+    bad |= setenv("CGPROF_FREQ", num, 1);
+    bad |= setenv("CGPROF_EVENT", o->event->name, 1);
+    bad |= setenv("CGPROF_FORMAT", o->format, 1);
+    snprintf(num, sizeof num, "%ld", (long)getpid()); /* exec keeps the pid */
+    bad |= setenv("CGPROF_ROOT_PID", num, 1);
+    if (o->period) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)o->period);
+        bad |= setenv("CGPROF_PERIOD", num, 1);
+    }
+    if (o->output) {
+        char *abs = absolute(o->output);
+        bad |= !abs || setenv("CGPROF_OUTPUT", abs, 1);
+        free(abs);
+    }
+    return bad ? -1 : 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "gmon", 0};
+    int rc = 0;
+    int i = parse(argc, argv, &o, &rc);
+    if (i < 0)
+        return rc;
     if (i >= argc) {
         fprintf(stderr, "cgprof record: no program to run\n");
         record_usage(stderr);
         return 2;
+    }
+    int counting = o.event->kind == CG_EV_PERF && !o.event->is_time;
+    if (o.period && !counting) {
+        fprintf(stderr,
+                "cgprof record: -c applies to counting events; %s is sampled by time (-F)\n",
+                o.event->name);
+        return 2;
+    }
+    if (o.have_hz && counting) {
+        fprintf(stderr, "cgprof record: -F applies to time events; give %s a period with -c\n",
+                o.event->name);
+        return 2;
+    }
+    int err = probe(o.event);
+    if (err) {
+        fprintf(stderr, "cgprof record: event '%s' is not available: %s\n", o.event->name,
+                why(err));
+        return 1;
     }
     char lib[PATH_MAX];
     if (find_runtime(lib, sizeof lib) != 0) {
         fprintf(stderr, "cgprof record: cannot find libcgprof.so (set CGPROF_LIB)\n");
         return 2;
     }
-    const char *old = getenv("LD_PRELOAD");
-    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
-    char *preload = malloc(n);
-    if (!preload)
-        return 2;
-    snprintf(preload, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-    char freq[32];
-    snprintf(freq, sizeof freq, "%lu", hz);
-    if (setenv("LD_PRELOAD", preload, 1) || setenv("CGPROF_FREQ", freq, 1)) {
-        perror("cgprof record: setenv");
+    if (setup_env(&o, lib) != 0) {
+        fprintf(stderr, "cgprof record: cannot set up the environment\n");
         return 2;
     }
-    if (output) {
-        char *abs = absolute(output);
-        if (!abs || setenv("CGPROF_OUTPUT", abs, 1)) {
-            fprintf(stderr, "cgprof record: cannot use output file %s\n", output);
-            return 2;
-        }
-        free(abs);
-    }
-    free(preload);
     execvp(argv[i], argv + i);
     fprintf(stderr, "cgprof record: cannot run %s: %s\n", argv[i], strerror(errno));
     return errno == ENOENT ? 127 : 126;

@@ -2,12 +2,15 @@
 #include "cmds.h"
 
 #include "callgraph.h"
+#include "disasm.h"
 #include "gmon.h"
 #include "gprof_text.h"
 #include "symtab.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ERR_LEN 512
@@ -16,82 +19,324 @@ static void report_usage(FILE *f)
 {
     fputs("usage: cgprof report [options] [PROG [GMON...]]\n"
           "  PROG defaults to a.out, GMON to gmon.out; several GMON files are summed.\n"
+          "  The options are gprof's; NAME is a function's symbol name.\n"
+          "  -a, --no-static                 leave out static functions (time goes to the one "
+          "before)\n"
           "  -b, --brief                     no explanations after the tables\n"
-          "  -p, --flat-profile              print the flat profile\n"
-          "  -P, --no-flat-profile           do not print the flat profile\n"
-          "  -q, --graph                     print the call graph (and its index)\n"
-          "  -Q, --no-graph                  do not print the call graph\n"
+          "  -c, --static-call-graph         add calls found in the text as arcs with count 0\n"
+          "  -D, --ignore-non-functions      (accepted; gprof leaves nothing out on ELF)\n"
+          "  -e NAME / -E NAME               leave NAME out of the call graph / and its time\n"
+          "  -f NAME / -F NAME               only NAME and its callees in the graph / and time\n"
+          "  -k FROM/TO                      leave out the arcs from FROM to TO\n"
+          "  -m N, --min-count=N             (line-level reports only)\n"
+          "  -n NAME, --time=NAME            only NAME's time is propagated\n"
+          "  -N NAME, --no-time=NAME         NAME's time is not propagated\n"
+          "  -p[NAME], --flat-profile[=NAME] print the flat profile [of NAME only]\n"
+          "  -P[NAME], --no-flat-profile[=NAME]  no flat profile [leave NAME out of it]\n"
+          "  -q[NAME], --graph[=NAME]        print the call graph [from NAME down] and index\n"
+          "  -Q[NAME], --no-graph[=NAME]     no call graph [leave NAME out of it]\n"
+          "  -s, --sum                       write the summed profiles to gmon.sum\n"
+          "  -T, --traditional               the traditional BSD layout\n"
+          "  -w N, --width=N                 index width (default 80)\n"
           "  -z, --display-unused-functions  include functions never called nor sampled\n"
+          "  -Z, --no-exec-counts            no execution counts\n"
+          "  --demangle[=STYLE], --no-demangle  C++ names demangled (default) or not\n"
           "  -h, --help                      this help\n",
           f);
 }
 
-/* The options as given: -p/-q select tables (none selected means both),
- * -P/-Q then remove them. */
+/* gprof's output styles: what -p/-q (and their negations) select.  With
+ * no style chosen, every table the data allows is printed except those
+ * the options mentioned (gprof's user_specified). */
+#define STYLE_FLAT  1u
+#define STYLE_GRAPH 2u
+#define STYLE_SUM   4u
+#define STYLE_EXEC  8u
+
 struct report_args {
     struct gprof_text_opts text;
-    int want_flat, want_graph, no_flat, no_graph;
+    unsigned style, user;
+    unsigned sym_flags; /* SYMTAB_NO_STATIC */
+    int static_calls;   /* -c */
+    struct cg_spec specs[64];
+    size_t nspecs;
+    struct cg_arc_spec arcs[64];
+    size_t narcs;
     const char *prog;
     char **gmons;
     int ngmons;
 };
 
-/* Parses ARGV into A; returns -1 to exit 0 (help), 1 on a usage error. */
+#define OPT_DEMANGLE    256
+#define OPT_NO_DEMANGLE 257
+#define OPT_INLINE      258
+
+/* Adds NAME to TABLE; returns 0, or 2 after a message. */
+static int add_spec(struct report_args *a, int opt, const char *name, enum cg_table table)
+{
+    if (name[0] == '\0' || strchr(name, '.') || strchr(name, ':') ||
+        isdigit((unsigned char)name[0])) {
+        fprintf(stderr, "cgprof report: -%c %s: file and line specifications not yet supported\n",
+                opt, name);
+        return 2;
+    }
+    if (a->nspecs == sizeof a->specs / sizeof a->specs[0]) {
+        fprintf(stderr, "cgprof report: too many function names\n");
+        return 2;
+    }
+    a->specs[a->nspecs++] = (struct cg_spec){table, name};
+    return 0;
+}
+
+/* -k FROM/TO (FROM or TO may be empty: any function).  Splits ARG. */
+static int add_arc_spec(struct report_args *a, char *arg)
+{
+    char *slash = strchr(arg, '/');
+    if (!slash)
+        return 0; /* gprof ignores a -k without a slash */
+    *slash = '\0';
+    const char *to = slash + 1;
+    const char *sides[2] = {arg, to};
+    for (int i = 0; i < 2; i++)
+        if (strchr(sides[i], '.') || strchr(sides[i], ':') || isdigit((unsigned char)sides[i][0])) {
+            fprintf(stderr,
+                    "cgprof report: -k %s: file and line specifications not yet supported\n",
+                    sides[i]);
+            return 2;
+        }
+    if (a->narcs == sizeof a->arcs / sizeof a->arcs[0]) {
+        fprintf(stderr, "cgprof report: too many -k options\n");
+        return 2;
+    }
+    a->arcs[a->narcs++] = (struct cg_arc_spec){arg[0] ? arg : NULL, to[0] ? to : NULL};
+    return 0;
+}
+
+/* -p, -P, -q, -Q: with NAME, a table entry and the style shown; without,
+ * the style shown or hidden. */
+static int style_opt(struct report_args *a, int opt, const char *name)
+{
+    unsigned bit = (opt == 'p' || opt == 'P') ? STYLE_FLAT : STYLE_GRAPH;
+    int negate = opt == 'P' || opt == 'Q';
+    if (name) {
+        enum cg_table t = bit == STYLE_FLAT ? CG_INCL_FLAT : CG_INCL_GRAPH;
+        if (add_spec(a, opt, name, negate ? t + 1 : t) != 0)
+            return 2;
+        a->style |= bit;
+    } else if (negate) {
+        a->style &= ~bit;
+    } else {
+        a->style |= bit;
+    }
+    a->user |= bit;
+    return 0;
+}
+
+static int parse_number(int opt, const char *arg, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*arg == '\0' || *end != '\0' || v < 0 || v > 1000000) {
+        fprintf(stderr, "cgprof report: -%c: '%s' is not a number\n", opt, arg);
+        return 2;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int demangle_style(struct report_args *a, const char *style)
+{
+    a->text.demangle = 1;
+    if (!style || strcmp(style, "auto") == 0 || strcmp(style, "gnu-v3") == 0)
+        return 0;
+    if (strcmp(style, "none") == 0) {
+        a->text.demangle = 0;
+        return 0;
+    }
+    if (strcmp(style, "java") == 0 || strcmp(style, "gnat") == 0 || strcmp(style, "dlang") == 0 ||
+        strcmp(style, "rust") == 0)
+        fprintf(stderr, "cgprof report: --demangle=%s: not yet supported\n", style);
+    else
+        fprintf(stderr, "cgprof report: unknown demangling style '%s'\n", style);
+    return 2;
+}
+
+/* One option; returns 0 to go on, -1 to exit 0 (help), 2 on a usage error. */
+static int one_opt(struct report_args *a, int c, char *arg, char **argv)
+{
+    int ignored;
+    switch (c) {
+    case 'a':
+        a->sym_flags |= SYMTAB_NO_STATIC;
+        return 0;
+    case 'b':
+        a->text.brief = 1;
+        return 0;
+    case 'c':
+        a->static_calls = 1;
+        return 0;
+    case 'D':
+        /* gprof 2.40 keeps even untyped symbols (etext, data_start) with
+         * -D on ELF executables: nothing to leave out. */
+        return 0;
+    case 'e':
+        return add_spec(a, c, arg, CG_EXCL_GRAPH);
+    case 'E':
+        return add_spec(a, c, arg, CG_EXCL_GRAPH) || add_spec(a, c, arg, CG_EXCL_TIME) ? 2 : 0;
+    case 'f':
+        return add_spec(a, c, arg, CG_INCL_GRAPH);
+    case 'F':
+        return add_spec(a, c, arg, CG_INCL_GRAPH) || add_spec(a, c, arg, CG_INCL_TIME) ? 2 : 0;
+    case 'k':
+        return add_arc_spec(a, arg);
+    case 'm':
+        return parse_number(c, arg, &ignored); /* counts only line-level output uses */
+    case 'n':
+        return add_spec(a, c, arg, CG_INCL_TIME);
+    case 'N':
+        return add_spec(a, c, arg, CG_EXCL_TIME);
+    case 'p':
+    case 'P':
+    case 'q':
+    case 'Q':
+        return style_opt(a, c, arg);
+    case 's':
+        a->style |= STYLE_SUM;
+        a->user |= STYLE_SUM;
+        return 0;
+    case 'T':
+        a->text.bsd = 1;
+        return 0;
+    case 'w':
+        return parse_number(c, arg, &a->text.width);
+    case 'z':
+        a->text.show_zeros = 1;
+        return 0;
+    case 'Z':
+        if (arg) {
+            fprintf(stderr, "cgprof report: -Z NAME: not yet supported\n");
+            return 2;
+        }
+        a->style &= ~STYLE_EXEC;
+        a->user |= STYLE_EXEC;
+        return 0;
+    case OPT_DEMANGLE:
+        return demangle_style(a, arg);
+    case OPT_NO_DEMANGLE:
+        a->text.demangle = 0;
+        return 0;
+    case 'h':
+        report_usage(stdout);
+        return -1;
+    case OPT_INLINE:
+        fprintf(stderr, "cgprof report: --inline-file-names: not yet supported\n");
+        return 2;
+    case 'A':
+    case 'C':
+    case 'd':
+    case 'i':
+    case 'I':
+    case 'J':
+    case 'l':
+    case 'L':
+    case 'O':
+    case 'r':
+    case 'R':
+    case 'S':
+    case 't':
+    case 'v':
+    case 'x':
+    case 'y':
+        fprintf(stderr, "cgprof report: -%c: not yet supported\n", c);
+        return 2;
+    default:
+        if (optopt && strchr("eEfFkmnNwIORSt", optopt))
+            fprintf(stderr, "cgprof report: option '-%c' needs an argument\n", optopt);
+        else if (optopt)
+            fprintf(stderr, "cgprof report: unknown option '-%c' (try 'cgprof report -h')\n",
+                    optopt);
+        else
+            fprintf(stderr, "cgprof report: unknown option '%s' (try 'cgprof report -h')\n",
+                    argv[optind - 1]);
+        return 2;
+    }
+}
+
+/* Parses ARGV into A; returns -1 to exit 0 (help), 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
     static const struct option longopts[] = {
+        {"no-static", no_argument, NULL, 'a'},
+        {"annotated-source", optional_argument, NULL, 'A'},
         {"brief", no_argument, NULL, 'b'},
-        {"flat-profile", no_argument, NULL, 'p'},
-        {"no-flat-profile", no_argument, NULL, 'P'},
-        {"graph", no_argument, NULL, 'q'},
-        {"no-graph", no_argument, NULL, 'Q'},
+        {"static-call-graph", no_argument, NULL, 'c'},
+        {"exec-counts", optional_argument, NULL, 'C'},
+        {"debug", optional_argument, NULL, 'd'},
+        {"ignore-non-functions", no_argument, NULL, 'D'},
+        {"file-info", no_argument, NULL, 'i'},
+        {"directory-path", required_argument, NULL, 'I'},
+        {"no-annotated-source", optional_argument, NULL, 'J'},
+        {"line", no_argument, NULL, 'l'},
+        {"print-path", no_argument, NULL, 'L'},
+        {"min-count", required_argument, NULL, 'm'},
+        {"time", required_argument, NULL, 'n'},
+        {"no-time", required_argument, NULL, 'N'},
+        {"file-format", required_argument, NULL, 'O'},
+        {"flat-profile", optional_argument, NULL, 'p'},
+        {"no-flat-profile", optional_argument, NULL, 'P'},
+        {"graph", optional_argument, NULL, 'q'},
+        {"no-graph", optional_argument, NULL, 'Q'},
+        {"function-ordering", no_argument, NULL, 'r'},
+        {"file-ordering", required_argument, NULL, 'R'},
+        {"sum", no_argument, NULL, 's'},
+        {"external-symbol-table", required_argument, NULL, 'S'},
+        {"table-length", required_argument, NULL, 't'},
+        {"traditional", no_argument, NULL, 'T'},
+        {"version", no_argument, NULL, 'v'},
+        {"width", required_argument, NULL, 'w'},
+        {"all-lines", no_argument, NULL, 'x'},
+        {"separate-files", no_argument, NULL, 'y'},
         {"display-unused-functions", no_argument, NULL, 'z'},
+        {"no-exec-counts", optional_argument, NULL, 'Z'},
+        {"inline-file-names", no_argument, NULL, OPT_INLINE},
+        {"demangle", optional_argument, NULL, OPT_DEMANGLE},
+        {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+bpPqQzh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            a->text.brief = 1;
-            break;
-        case 'p':
-            a->want_flat = 1;
-            break;
-        case 'P':
-            a->no_flat = 1;
-            break;
-        case 'q':
-            a->want_graph = 1;
-            break;
-        case 'Q':
-            a->no_graph = 1;
-            break;
-        case 'z':
-            a->text.show_zeros = 1;
-            break;
-        case 'h':
-            report_usage(stdout);
-            return -1;
-        default:
-            if (optopt)
-                fprintf(stderr, "cgprof report: unknown option '-%c' (try 'cgprof report -h')\n",
-                        optopt);
-            else
-                fprintf(stderr, "cgprof report: unknown option '%s' (try 'cgprof report -h')\n",
-                        argv[optind - 1]);
-            return 1;
-        }
+    a->text.demangle = 1;
+    while ((c = getopt_long(argc, argv,
+                            "+aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:"
+                            "Tvw:xyzZ::",
+                            longopts, NULL)) != -1) {
+        int rc = one_opt(a, c, optarg, argv);
+        if (rc != 0)
+            return rc;
     }
-    int any = a->want_flat || a->want_graph;
-    a->text.flat = (any ? a->want_flat : 1) && !a->no_flat;
-    a->text.graph = (any ? a->want_graph : 1) && !a->no_graph;
     a->prog = optind < argc ? argv[optind++] : "a.out";
     a->gmons = argv + optind;
     a->ngmons = argc - optind;
     return 0;
+}
+
+/* gprof's choice of tables: those chosen, or else all the data allows
+ * less those the options mentioned. */
+static void choose_tables(struct report_args *a, const struct gmon_data *gd)
+{
+    unsigned style = a->style;
+    if (style == 0) {
+        if (gd->nhists > 0)
+            style |= STYLE_FLAT;
+        if (gd->narcs > 0)
+            style |= STYLE_GRAPH;
+        style &= ~a->user;
+    }
+    a->text.flat = (style & STYLE_FLAT) != 0;
+    a->text.graph = (style & STYLE_GRAPH) != 0;
+    a->style = style;
 }
 
 static int load_profiles(const struct report_args *a, struct gmon_data *gd, char *err)
@@ -105,32 +350,74 @@ static int load_profiles(const struct report_args *a, struct gmon_data *gd, char
     return 0;
 }
 
-static int run(const struct report_args *a)
+/* -c: the calls found in the text, into O. Returns 0, or -1 after a message. */
+static int find_static_calls(const struct report_args *a, const struct symtab *st,
+                             const struct gmon_data *gd, struct cg_opts *o)
+{
+    char err[ERR_LEN];
+    struct cg_static_call *calls = NULL;
+    size_t n = 0;
+    int rc = disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "cgprof report: %s\n", err);
+        return -1;
+    }
+    if (rc > 0)
+        fprintf(stderr, "cgprof report: %s\n", err); /* as gprof, go on without */
+    o->static_calls = calls;
+    o->nstatic_calls = n;
+    return 0;
+}
+
+static int analyze_and_print(struct report_args *a, const struct symtab *st,
+                             const struct gmon_data *gd)
+{
+    char err[ERR_LEN];
+    struct callgraph g;
+    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0};
+    choose_tables(a, gd);
+    if (a->style & STYLE_SUM) {
+        if (gmon_write_sum(gd, "gmon.sum", err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            return 1;
+        }
+    }
+    if (a->static_calls && find_static_calls(a, st, gd, &o) != 0)
+        return 1;
+    int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
+    free((void *)o.static_calls);
+    if (rc != 0) {
+        fprintf(stderr, "cgprof report: %s\n", err);
+        return 1;
+    }
+    if (gd->lost_calls > 0)
+        fprintf(stderr,
+                "cgprof report: warning: %llu calls were not recorded (the runtime ran out "
+                "of memory)\n",
+                (unsigned long long)gd->lost_calls);
+    gprof_text_print(stdout, &g, &a->text);
+    cg_free(&g);
+    rc = fflush(stdout) == 0 ? 0 : 1;
+    if (rc)
+        fprintf(stderr, "cgprof report: error writing the report\n");
+    return rc;
+}
+
+static int run(struct report_args *a)
 {
     char err[ERR_LEN];
     struct symtab st;
     struct gmon_data gd;
-    struct callgraph g;
     gmon_init(&gd);
-    if (symtab_load(&st, a->prog, err, sizeof err) != 0) {
+    if (symtab_load_flags(&st, a->prog, a->sym_flags, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return 1;
     }
     int rc = 1;
-    if (load_profiles(a, &gd, err) == 0 && cg_build(&g, &st, &gd, err, sizeof err) == 0) {
-        if (gd.lost_calls > 0)
-            fprintf(stderr,
-                    "cgprof report: warning: %llu calls were not recorded (the runtime ran out "
-                    "of memory)\n",
-                    (unsigned long long)gd.lost_calls);
-        gprof_text_print(stdout, &g, &a->text);
-        cg_free(&g);
-        rc = fflush(stdout) == 0 ? 0 : 1;
-        if (rc)
-            fprintf(stderr, "cgprof report: error writing the report\n");
-    } else {
+    if (load_profiles(a, &gd, err) == 0)
+        rc = analyze_and_print(a, &st, &gd);
+    else
         fprintf(stderr, "cgprof report: %s\n", err);
-    }
     gmon_free(&gd);
     symtab_free(&st);
     return rc;

@@ -5,11 +5,19 @@
  * ties fall), the same quirks (an unused time unit prefix of 'T' when no
  * function has time per call).  Without it, each table is followed by a
  * short explanation of our own.
+ *
+ * Names are sorted as the symbol table spells them (mangled) and shown
+ * demangled, as gprof does; the traditional layout (-T) shows them
+ * mangled.  Its tables are the call graph first, then the flat profile,
+ * with a wider descendants column and fixed-width index entries.
  */
 #include "gprof_text.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* libstdc++'s demangler: abi::__cxa_demangle, which has C linkage. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define LESSTHAN    (-1)
 #define EQUALTO     0
@@ -21,7 +29,51 @@ struct pr {
     const struct callgraph *g;
     const struct gprof_text_opts *o;
     int first_output;
+    char **shown; /* demangled name of each function, or NULL to show its own */
+    int cw;       /* width of the children column: 7, or 11 when traditional */
 };
+
+/* Whether gprof's demangler takes NAME: "_Z..." or "_GLOBAL_.I_..." and
+ * kin (static constructors and destructors). */
+static int mangled_name(const char *name, size_t len)
+{
+    if (len >= 2 && name[0] == '_' && name[1] == 'Z')
+        return 1;
+    return len > 10 && strncmp(name, "_GLOBAL_", 8) == 0 && strchr("._$", name[8]) &&
+           (name[9] == 'D' || name[9] == 'I') && name[10] == '_';
+}
+
+char *gprof_text_demangle(const char *name)
+{
+    size_t pre = strspn(name, ".$");
+    const char *body = name + pre;
+    const char *at = strchr(body, '@');
+    size_t len = at ? (size_t)(at - body) : strlen(body);
+    if (!mangled_name(body, len))
+        return NULL;
+    char *copy = strndup(body, len);
+    int status = 0;
+    char *d = copy ? __cxa_demangle(copy, NULL, NULL, &status) : NULL;
+    free(copy);
+    if (!d || (pre == 0 && !at))
+        return d;
+    size_t dlen = strlen(d), slen = at ? strlen(at) : 0;
+    char *r = malloc(pre + dlen + slen + 1);
+    if (r) {
+        memcpy(r, name, pre);
+        memcpy(r + pre, d, dlen);
+        memcpy(r + pre + dlen, at ? at : "", slen + 1);
+    }
+    free(d);
+    return r;
+}
+
+/* The name node N is shown by. */
+static const char *shown(const struct pr *p, const struct cg_node *n)
+{
+    size_t i = (size_t)(n - p->g->nodes);
+    return p->shown && i < p->g->nsyms && p->shown[i] ? p->shown[i] : n->name;
+}
 
 static const struct {
     char prefix;
@@ -41,6 +93,16 @@ static void start_section(struct pr *p)
 }
 
 /* ---- flat profile ---- */
+
+/* A name with its cycle and index, as gprof's print_name shows it. */
+static void print_name(struct pr *p, const struct cg_node *n)
+{
+    fputs(shown(p, n), p->out);
+    if (n->cyc_num != 0)
+        fprintf(p->out, " <cycle %d>", n->cyc_num);
+    if (n->index != 0)
+        fprintf(p->out, n->print_flag ? " [%d]" : " (%d)", n->index);
+}
 
 /* Flat order: self time down, calls down, then by name. */
 static int cmp_time(int l, int r, const void *ctx)
@@ -90,7 +152,15 @@ static void flat_header(struct pr *p, char prefix, double *total)
     const struct callgraph *g = p->g;
     char unit[16];
     snprintf(unit, sizeof unit, "%c%c/call", prefix, g->dimen_abbrev);
-    fprintf(p->out, "\nEach sample counts as %g %s.\n", 1.0 / g->rate, g->dimen);
+    if (p->o->bsd) {
+        fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
+                (long)g->hist_scale * 2L);
+        if (*total > 0.0)
+            fprintf(p->out, " for %.2f%% of %.2f %s\n\n", 100.0 / *total, *total / g->rate,
+                    g->dimen);
+    } else {
+        fprintf(p->out, "\nEach sample counts as %g %s.\n", 1.0 / g->rate, g->dimen);
+    }
     if (*total <= 0.0) {
         fputs(" no time accumulated\n\n", p->out);
         *total = 1.0;
@@ -108,15 +178,19 @@ static void flat_line(struct pr *p, const struct cg_node *n, double scale, doubl
     if (!p->o->show_zeros && n->ncalls == 0 && n->self_time == 0)
         return;
     *accum += n->self_time;
-    fprintf(p->out, "%6.2f %9.2f %8.2f", total > 0.0 ? 100 * n->self_time / total : 0.0,
-            *accum / hz, n->self_time / hz);
+    fprintf(p->out, p->o->bsd ? "%5.1f %10.2f %8.2f" : "%6.2f %9.2f %8.2f",
+            total > 0.0 ? 100 * n->self_time / total : 0.0, *accum / hz, n->self_time / hz);
     if (n->ncalls != 0)
         fprintf(p->out, " %8llu %8.2f %8.2f  ", (unsigned long long)n->ncalls,
                 scale * n->self_time / hz / (double)n->ncalls,
                 scale * (n->self_time + n->child_time) / hz / (double)n->ncalls);
     else
         fprintf(p->out, " %8.8s %8.8s %8.8s  ", "", "", "");
-    fprintf(p->out, "%s\n", n->name);
+    if (p->o->bsd)
+        print_name(p, n);
+    else
+        fputs(shown(p, n), p->out);
+    fputc('\n', p->out);
 }
 
 static void flat_blurb(FILE *out)
@@ -141,8 +215,9 @@ static void print_flat(struct pr *p)
         order[i] = (int)i;
     cg_sort(order, g->nsyms, cmp_time, g);
     start_section(p);
-    fputs("Flat profile:\n", p->out);
-    size_t k = flat_log_scale(g, order);
+    if (!p->o->bsd)
+        fputs("Flat profile:\n", p->out);
+    size_t k = p->o->bsd ? 5 : flat_log_scale(g, order); /* BSD: always ms/call */
     double total = g->total_time, accum = 0.0;
     flat_header(p, si_tab[k].prefix, &total);
     for (size_t i = 0; i < g->nsyms; i++)
@@ -154,15 +229,6 @@ static void print_flat(struct pr *p)
 }
 
 /* ---- call graph ---- */
-
-static void print_name(struct pr *p, const struct cg_node *n)
-{
-    fputs(n->name, p->out);
-    if (n->cyc_num != 0)
-        fprintf(p->out, " <cycle %d>", n->cyc_num);
-    if (n->index != 0)
-        fprintf(p->out, n->print_flag ? " [%d]" : " (%d)", n->index);
-}
 
 static int in_same_cycle(const struct callgraph *g, int a, int b)
 {
@@ -216,25 +282,38 @@ static size_t sort_arcs(const struct callgraph *g, int first, int parents, int *
     return n;
 }
 
+/* An arc within a cycle or to itself: its count alone. */
+static void print_arc_count(struct pr *p, const struct cg_arc *a)
+{
+    fprintf(p->out, "%6.6s %5.5s %7.7s %*.*s %7llu %7.7s     ", "", "", "", p->cw, p->cw, "",
+            (unsigned long long)a->count, "");
+}
+
+/* An arc into C: the time it carries, its count and all calls into C. */
+static void print_arc_times(struct pr *p, const struct cg_arc *a, const struct cg_node *c)
+{
+    const struct callgraph *g = p->g;
+    fprintf(p->out, "%6.6s %5.5s %7.2f %*.2f %7llu/%-7llu     ", "", "", a->time / g->rate, p->cw,
+            a->child_time / g->rate, (unsigned long long)a->count,
+            (unsigned long long)g->nodes[c->cyc_head].ncalls);
+}
+
 static void print_parents(struct pr *p, int child, int *buf)
 {
     const struct callgraph *g = p->g;
     const struct cg_node *c = &g->nodes[child];
     if (c->first_parent == CG_NONE) {
-        fprintf(p->out, "%6.6s %5.5s %7.7s %7.7s %7.7s %7.7s     <spontaneous>\n", "", "", "", "",
-                "", "");
+        fprintf(p->out, "%6.6s %5.5s %7.7s %*.*s %7.7s %7.7s     <spontaneous>\n", "", "", "",
+                p->cw, p->cw, "", "", "");
         return;
     }
     size_t n = sort_arcs(g, c->first_parent, 1, buf);
     for (size_t i = 0; i < n; i++) {
         const struct cg_arc *a = &g->arcs[buf[i]];
         if (a->parent == child || (c->cyc_num != 0 && g->nodes[a->parent].cyc_num == c->cyc_num))
-            fprintf(p->out, "%6.6s %5.5s %7.7s %7.7s %7llu %7.7s     ", "", "", "", "",
-                    (unsigned long long)a->count, "");
+            print_arc_count(p, a);
         else
-            fprintf(p->out, "%6.6s %5.5s %7.2f %7.2f %7llu/%-7llu     ", "", "", a->time / g->rate,
-                    a->child_time / g->rate, (unsigned long long)a->count,
-                    (unsigned long long)g->nodes[c->cyc_head].ncalls);
+            print_arc_times(p, a, c);
         print_name(p, &g->nodes[a->parent]);
         fputc('\n', p->out);
     }
@@ -249,12 +328,9 @@ static void print_children(struct pr *p, int parent, int *buf)
         const struct cg_arc *a = &g->arcs[buf[i]];
         const struct cg_node *c = &g->nodes[a->child];
         if (a->child == parent || (c->cyc_num != 0 && c->cyc_num == pn->cyc_num))
-            fprintf(p->out, "%6.6s %5.5s %7.7s %7.7s %7llu %7.7s     ", "", "", "", "",
-                    (unsigned long long)a->count, "");
+            print_arc_count(p, a);
         else
-            fprintf(p->out, "%6.6s %5.5s %7.2f %7.2f %7llu/%-7llu     ", "", "", a->time / g->rate,
-                    a->child_time / g->rate, (unsigned long long)a->count,
-                    (unsigned long long)g->nodes[c->cyc_head].ncalls);
+            print_arc_times(p, a, c);
         print_name(p, c);
         fputc('\n', p->out);
     }
@@ -274,8 +350,8 @@ static void print_primary(struct pr *p, const struct cg_node *n, double print_ti
     char buf[32];
     double hz = p->g->rate;
     snprintf(buf, sizeof buf, "[%d]", n->index);
-    fprintf(p->out, "%-6.6s %5.1f %7.2f %7.2f", buf,
-            100 * (n->prop_self + n->prop_child) / print_time, n->prop_self / hz,
+    fprintf(p->out, "%-6.6s %5.1f %7.2f %*.2f", buf,
+            100 * (n->prop_self + n->prop_child) / print_time, n->prop_self / hz, p->cw,
             n->prop_child / hz);
     if (n->ncalls + n->self_calls != 0)
         print_calls(p, n, " ");
@@ -314,15 +390,16 @@ static void print_cycle(struct pr *p, const struct cg_node *h, double print_time
     char idx[32];
     double hz = p->g->rate;
     snprintf(idx, sizeof idx, "[%d]", h->index);
-    fprintf(p->out, "%-6.6s %5.1f %7.2f %7.2f", idx,
-            100 * (h->prop_self + h->prop_child) / print_time, h->prop_self / hz,
+    fprintf(p->out, "%-6.6s %5.1f %7.2f %*.2f", idx,
+            100 * (h->prop_self + h->prop_child) / print_time, h->prop_self / hz, p->cw,
             h->prop_child / hz);
     print_calls(p, h, "");
     fprintf(p->out, " <cycle %d as a whole> [%d]\n", h->cyc_num, h->index);
     size_t n = sort_members(p->g, h, buf);
     for (size_t i = 0; i < n; i++) {
         const struct cg_node *m = &p->g->nodes[buf[i]];
-        fprintf(p->out, "%6.6s %5.5s %7.2f %7.2f", "", "", m->prop_self / hz, m->prop_child / hz);
+        fprintf(p->out, "%6.6s %5.5s %7.2f %*.2f", "", "", m->prop_self / hz, p->cw,
+                m->prop_child / hz);
         print_calls(p, m, "");
         fputs("     ", p->out);
         print_name(p, m);
@@ -333,7 +410,8 @@ static void print_cycle(struct pr *p, const struct cg_node *h, double print_time
 static void graph_header(struct pr *p, double *print_time)
 {
     start_section(p);
-    fputs("\t\t\tCall graph\n\n", p->out);
+    if (!p->o->bsd)
+        fputs("\t\t\tCall graph\n\n", p->out);
     fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
             (long)p->g->hist_scale * 2L);
     if (*print_time > 0.0) {
@@ -343,7 +421,16 @@ static void graph_header(struct pr *p, double *print_time)
         fputs(" no time propagated\n\n", p->out);
         *print_time = 1.0;
     }
-    fputs("index % time    self  children    called     name\n", p->out);
+    if (p->o->bsd) {
+        fprintf(p->out, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n", "", "", "", "",
+                "called", "total", "parents");
+        fprintf(p->out, "%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n", "index", "%time",
+                "self", "descendants", "called", "self", "name", "index");
+        fprintf(p->out, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n\n", "", "", "", "",
+                "called", "total", "children");
+    } else {
+        fputs("index % time    self  children    called     name\n", p->out);
+    }
 }
 
 static void graph_blurb(FILE *out)
@@ -388,7 +475,9 @@ static void print_graph(struct pr *p)
             print_primary(p, n, print_time);
             print_children(p, id, buf);
         }
-        fputs("-----------------------------------------------\n", p->out);
+        fputs(p->o->bsd ? "\n-----------------------------------------------\n\n"
+                        : "-----------------------------------------------\n",
+              p->out);
     }
     if (!p->o->brief)
         graph_blurb(p->out);
@@ -409,13 +498,21 @@ static int index_entry(struct pr *p, const struct cg_node *n, int col, int start
 {
     char buf[32];
     snprintf(buf, sizeof buf, n->print_flag ? "[%d]" : "(%d)", n->index);
+    if (p->o->bsd) {
+        char cyc[32];
+        if (!n->name)
+            snprintf(cyc, sizeof cyc, "<cycle %d>", n->cyc_num);
+        fprintf(p->out, "%6.6s %-19.19s", buf, n->name ? n->name : cyc);
+        return col;
+    }
     col += (int)strlen(buf);
     for (; col < start + 5; ++col)
         fputc(' ', p->out);
     fprintf(p->out, " %s ", buf);
     if (n->name) {
-        fputs(n->name, p->out);
-        col += (int)strlen(n->name);
+        const char *name = shown(p, n);
+        fputs(name, p->out);
+        col += (int)strlen(name);
         if (n->file) {
             fprintf(p->out, " (%s)", n->file);
             col += (int)strlen(n->file) + 3;
@@ -442,7 +539,7 @@ static void print_index(struct pr *p)
         names[todo++] = (int)(g->nsyms + k);
     fputs("\f\nIndex by function name\n\n", p->out);
     size_t rows = (todo + 2) / 3;
-    int width = (80 - 1) / 3;
+    int width = ((p->o->width > 0 ? p->o->width : 80) - 1) / 3; /* not the last column */
     for (size_t i = 0; i < rows; i++) {
         int col = 0, start = 0;
         for (size_t j = i; j < todo; j += rows) {
@@ -456,11 +553,26 @@ static void print_index(struct pr *p)
 
 void gprof_text_print(FILE *out, const struct callgraph *g, const struct gprof_text_opts *o)
 {
-    struct pr p = {out, g, o, 1};
-    if (o->flat)
-        print_flat(&p);
-    if (o->graph) {
-        print_graph(&p);
-        print_index(&p);
+    struct pr p = {out, g, o, 1, NULL, o->bsd ? 11 : 7};
+    if (o->demangle && !o->bsd && g->nsyms > 0) {
+        p.shown = calloc(g->nsyms, sizeof *p.shown);
+        for (size_t i = 0; p.shown && i < g->nsyms; i++)
+            p.shown[i] = gprof_text_demangle(g->nodes[i].name);
     }
+    if (o->bsd) {
+        if (o->graph)
+            print_graph(&p);
+        if (o->flat)
+            print_flat(&p);
+    } else {
+        if (o->flat)
+            print_flat(&p);
+        if (o->graph)
+            print_graph(&p);
+    }
+    if (o->graph)
+        print_index(&p);
+    for (size_t i = 0; p.shown && i < g->nsyms; i++)
+        free(p.shown[i]);
+    free(p.shown);
 }

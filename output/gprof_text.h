@@ -11,7 +11,15 @@ struct gprof_text_opts {
     int flat;       /* print the flat profile */
     int graph;      /* print the call graph and the index */
     int show_zeros; /* also functions never called and never sampled (gprof -z) */
+    int demangle;   /* C++ names demangled (gprof's default; ignored when traditional) */
+    int bsd;        /* the traditional BSD layout (gprof -T) */
+    int width;      /* output width for the index (gprof -w); 0 means 80 */
 };
+
+/* NAME demangled as gprof shows it (libiberty's GNU v3 scheme, only for
+ * "_Z" names, leading dots and an "@version" suffix kept as they are), in
+ * malloc'd memory; NULL when NAME is not a mangled C++ name. */
+char *gprof_text_demangle(const char *name);
 
 /* Prints the chosen tables of G to OUT. */
 void gprof_text_print(FILE *out, const struct callgraph *g, const struct gprof_text_opts *o);

@@ -60,12 +60,12 @@ static void put_str(struct out *o, const char *s)
     cg_put(o, s, n);
 }
 
-static void put_info(struct out *o)
+static void put_info(struct out *o, uint64_t samples)
 {
     size_t at = begin(o, TAG_INFO);
     const struct cg_event *ev = cg_event;
     int timed = !ev || ev->kind != CG_EV_PERF || ev->is_time;
-    uint64_t hz = cg_hz ? cg_hz : 1000;
+    uint64_t hz = cg_sample_rate(samples);
     put64(o, (uint64_t)getpid());
     put64(o, timed ? hz : 0); /* samples per second */
     put64(o, timed ? 1000000000u / hz : cg_period ? cg_period : ev->period); /* per sample */
@@ -158,7 +158,7 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     cg_put(o, magic, 8);
     put32(o, 1);  /* version */
     put32(o, 16); /* header size */
-    put_info(o);
+    put_info(o, samples->total);
     put_modules(o);
     put_samples(o, samples);
     put_arcs(o, arcs);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static char out_path[4096];   /* CGPROF_OUTPUT, or empty */
@@ -223,7 +224,24 @@ static void put_arc_wide(struct out *o, uintptr_t from, uintptr_t self, uint64_t
 }
 
 /* Lays out the whole file in o; with o->cap == 0 only measures it. */
-static void layout_gmon(struct out *o, const struct merged *m, const struct hist *h, uint64_t lost)
+/* Samples per second of the profile.  itimer: ITIMER_PROF cannot fire
+ * faster than the kernel's tick and reports no overruns, so its real rate
+ * is measured -- samples taken over the CPU time used -- to keep seconds
+ * right.  Every other time source runs at the rate asked for. */
+uint64_t cg_sample_rate(uint64_t samples)
+{
+    uint64_t hz = cg_hz ? cg_hz : 1000;
+    struct timespec ts;
+    if (!cg_event || cg_event->kind != CG_EV_ITIMER || samples < 20 ||
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return hz;
+    double cpu = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    uint64_t r = cpu > 0 ? (uint64_t)(samples / cpu + 0.5) : hz;
+    return r > 0 && r < hz ? r : hz;
+}
+
+static void layout_gmon(struct out *o, const struct merged *m, const struct hist *h, uint64_t lost,
+                        uint64_t samples_total)
 {
     const char head[20] = {'g', 'm', 'o', 'n', 1, 0, 0, 0};
     put(o, head, sizeof head);
@@ -238,7 +256,7 @@ static void layout_gmon(struct out *o, const struct merged *m, const struct hist
         /* time events: samples at the rate; counting events: bins hold
          * events (each sample weighs its period), one per "second" */
         int timed = !cg_event || cg_event->kind != CG_EV_PERF || cg_event->is_time;
-        uint32_t n = cg_hist.nbins, rate = !timed ? 1 : cg_hz ? cg_hz : 1000;
+        uint32_t n = cg_hist.nbins, rate = !timed ? 1 : (uint32_t)cg_sample_rate(samples_total);
         put(o, &n, 4);
         put(o, &rate, 4);
         char dim[16] = "seconds";
@@ -309,7 +327,7 @@ static int write_locked(int final)
     if (cg_format == CG_FORMAT_CGPROF)
         cg_layout_cgprof(&o, &m, &sm, lost);
     else
-        layout_gmon(&o, &m, &h, lost);
+        layout_gmon(&o, &m, &h, lost, sm.total);
     o.cap = o.len;
     o.len = 0;
     o.buf = mmap(NULL, o.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -320,7 +338,7 @@ static int write_locked(int final)
     if (cg_format == CG_FORMAT_CGPROF)
         cg_layout_cgprof(&o, &m, &sm, lost);
     else
-        layout_gmon(&o, &m, &h, lost);
+        layout_gmon(&o, &m, &h, lost, sm.total);
     copy(tmp, name, sizeof tmp - 40);
     size_t n = strlen(tmp);
     copy(tmp + n, ".cgprof-tmp.", sizeof tmp - n);

@@ -22,6 +22,7 @@ struct out {
 };
 
 void cg_put(struct out *o, const void *p, size_t n) CG_HIDDEN;
+uint64_t cg_sample_rate(uint64_t samples) CG_HIDDEN;
 
 /* The cgprof profile format (docs/profile-format.md). */
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,

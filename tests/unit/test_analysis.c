@@ -167,8 +167,61 @@ static void test_callgraph(void)
     unlink(path);
 }
 
+/* Two cycles found by Tarjan's algorithm, numbered as gprof numbers them:
+ * f0 -> f1 -> f2 -> f1 and f0 -> f3 -> f4 -> f3; -k drops f0 -> f3, and
+ * a static call f2 -> f4 adds an arc with count 0. */
+static void test_cycles_and_options(void)
+{
+    struct symtab_sym syms[5];
+    static const char *const names[] = {"f0", "f1", "f2", "f3", "f4"};
+    for (int i = 0; i < 5; i++)
+        syms[i] = (struct symtab_sym){
+            0x1000 + 0x100 * (uint64_t)i, 0x10ff + 0x100 * (uint64_t)i, names[i], NULL, 0, 1};
+    struct symtab st = {syms, 5, NULL};
+    struct img m = {{0}, 0};
+    put_header(&m);
+    put_hist(&m, 0x1000, 0x1500, 640, 1);
+    put_arc(&m, 0x1010, 0x1100, 1); /* f0 -> f1 */
+    put_arc(&m, 0x1110, 0x1200, 3); /* f1 -> f2 */
+    put_arc(&m, 0x1210, 0x1100, 2); /* f2 -> f1 */
+    put_arc(&m, 0x1020, 0x1300, 1); /* f0 -> f3 */
+    put_arc(&m, 0x1310, 0x1400, 5); /* f3 -> f4 */
+    put_arc(&m, 0x1410, 0x1300, 4); /* f4 -> f3 */
+    const char *path = write_img(&m);
+    struct gmon_data d;
+    struct callgraph g;
+    char err[256];
+    gmon_init(&d);
+    CHECK(gmon_read(&d, path, err, sizeof err) == 0);
+    CHECK(cg_build(&g, &st, &d, err, sizeof err) == 0);
+    /* Heads f1 and f3 in address order: cycles 1 and 2. */
+    CHECK(g.ncycles == 2 && g.nodes[1].cyc_num == 1 && g.nodes[2].cyc_num == 1);
+    CHECK(g.nodes[3].cyc_num == 2 && g.nodes[4].cyc_num == 2 && g.nodes[0].cyc_num == 0);
+    CHECK(g.nodes[0].top_order > g.nodes[1].top_order &&
+          g.nodes[0].top_order > g.nodes[3].top_order);
+    cg_free(&g);
+
+    struct cg_spec specs[] = {{CG_EXCL_FLAT, "f2"}, {CG_INCL_GRAPH, "f3"}};
+    struct cg_arc_spec arcs[] = {{"f0", "f3"}};
+    struct cg_static_call calls[] = {{2, 4}};
+    struct cg_opts o = {specs, 2, arcs, 1, calls, 1};
+    CHECK(cg_build_opts(&g, &st, &d, &o, err, sizeof err) == 0);
+    CHECK(g.nodes[2].excluded && g.nodes[2].self_time == 0 && !g.nodes[1].excluded);
+    CHECK(g.nodes[3].ncalls == 4 && g.nodes[3].first_parent != CG_NONE);
+    CHECK(cg_selected(&g, 3, CG_INCL_GRAPH) && !cg_selected(&g, 0, CG_INCL_GRAPH));
+    CHECK(g.nodes[0].print_flag == 0 && g.nodes[3].print_flag == 1);
+    int found = 0;
+    for (int a = g.nodes[2].first_child; a != CG_NONE; a = g.arcs[a].next_child)
+        found |= g.arcs[a].child == 4 && g.arcs[a].count == 0;
+    CHECK(found);
+    cg_free(&g);
+    gmon_free(&d);
+    unlink(path);
+}
+
 int main(void)
 {
+    test_cycles_and_options();
     test_gmon();
     test_sort_is_stable();
     test_callgraph();

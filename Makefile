@@ -19,7 +19,7 @@ TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++
 
-.PHONY: all check demo bench install clean help deps
+.PHONY: all check demo bench install clean help deps fuzz
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
 
 help:
@@ -29,6 +29,7 @@ help:
 	@echo "make bench      overhead and speed, side by side with glibc/gprof"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make deps       install the Debian packages the build and tests need"
+	@echo "make fuzz       build the gmon.out reader fuzzer, $(BUILD)/fuzz_gmon (clang)"
 
 deps:
 	sh scripts/deps.sh
@@ -72,6 +73,16 @@ install: all
 	install -m 644 $(BUILD)/libcgprof.a $(DESTDIR)$(PREFIX)/lib/libcgprof.a
 	install -m 644 include/cgprof.h $(DESTDIR)$(PREFIX)/include/cgprof.h
 	install -m 644 man/cgprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/cgprof.1
+
+# libFuzzer target for the gmon.out readers; run it on tests/fuzz/corpus
+# (see tests/t0240-fuzz.sh).
+FUZZ_CC ?= clang
+FUZZ_SRC := tests/fuzz/fuzz_gmon.c analysis/gmon.c analysis/gmon_write.c
+fuzz: $(BUILD)/fuzz_gmon
+$(BUILD)/fuzz_gmon: $(FUZZ_SRC) analysis/gmon.h Makefile
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -lm -o $@
 
 clean:
 	rm -rf $(BUILD)

@@ -219,6 +219,27 @@ static void assign_samples(struct callgraph *g, const struct symtab *st, const s
 #endif
 }
 
+/* Exact-pc samples: each goes to the function that holds its pc; a pc in
+ * no function is counted in the total only (like a histogram bin outside
+ * every symbol). */
+static void assign_pc_samples(struct callgraph *g, const struct symtab *st,
+                              const struct cg_opts *o)
+{
+    g->has_hist = 1;
+    g->rate = o->pc_rate > 0 ? o->pc_rate : 1;
+    snprintf(g->dimen, sizeof g->dimen, "%s", o->pc_unit ? o->pc_unit : "seconds");
+    g->dimen_abbrev = g->dimen[0];
+    g->hist_scale = 0.5; /* a sample names one byte: its pc */
+    double removed = 0.0;
+    for (size_t i = 0; i < o->npc_samples; i++) {
+        double c = (double)o->pc_samples[i].count;
+        g->total_time += c;
+        long j = symtab_lookup(st, o->pc_samples[i].pc);
+        if (j >= 0)
+            credit(g, (size_t)j, c, &removed);
+    }
+}
+
 /* ---- 2. arcs ---- */
 
 static int find_arc(const struct callgraph *g, int parent, int child)
@@ -667,7 +688,10 @@ int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmo
     g->dimen_abbrev = 's';
     int rc = init_nodes(g, st, opts);
     if (rc == 0) {
-        assign_samples(g, st, gd);
+        if (opts && opts->npc_samples)
+            assign_pc_samples(g, st, opts);
+        else
+            assign_samples(g, st, gd);
         rc = tally_arcs(g, st, gd, opts);
     }
     if (rc == 0) {

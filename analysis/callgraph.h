@@ -70,6 +70,13 @@ struct cg_static_call {
 };
 
 /* What the report options change in the model. */
+/* A sample at an exact pc (cgprof's own profile format), instead of a
+ * histogram: it goes wholly to the function holding the pc. */
+struct cg_pc_sample {
+    uint64_t pc;
+    uint64_t count;
+};
+
 struct cg_opts {
     const struct cg_spec *specs;
     size_t nspecs;
@@ -77,6 +84,11 @@ struct cg_opts {
     size_t nexcl_arcs;
     const struct cg_static_call *static_calls;
     size_t nstatic_calls;
+    /* exact-pc samples, used when the profile has no histogram */
+    const struct cg_pc_sample *pc_samples;
+    size_t npc_samples;
+    double pc_rate;      /* samples per second, or 1 for counted events */
+    const char *pc_unit; /* "seconds", or the event's name */
 };
 
 struct cg_arc {

@@ -262,6 +262,21 @@ static int read_bb(struct gmon_data *d, struct cursor *c, uint32_t version)
 
 /* ---- histograms ---- */
 
+/* Units come from the file: shown with anything unprintable as '?'. */
+static char printable_char(char ch)
+{
+    return ch >= 0x20 && ch < 0x7f ? ch : '?';
+}
+
+static const char *printable(char out[16], const char *in)
+{
+    size_t i = 0;
+    for (; i < 15 && in[i]; i++)
+        out[i] = printable_char(in[i]);
+    out[i] = 0;
+    return out;
+}
+
 static double hist_scale_of(const struct gmon_hist *h)
 {
     return (double)((h->high_pc - h->low_pc) / 2) / h->nbins;
@@ -276,13 +291,14 @@ static int check_compatible(const struct gmon_data *d, struct cursor *c, size_t 
     if (d->nhists == 0)
         return 0;
     const struct gmon_hist *f = &d->hists[0];
+    char a[sizeof h->dimen], b[sizeof h->dimen];
     if (strcmp(f->dimen, h->dimen) != 0)
-        return fail(c, at, "histogram unit '%s' differs from the first histogram's '%s'", h->dimen,
-                    f->dimen);
+        return fail(c, at, "histogram unit '%s' differs from the first histogram's '%s'",
+                    printable(a, h->dimen), printable(b, f->dimen));
     if (f->dimen_abbrev != h->dimen_abbrev)
         return fail(c, at,
                     "histogram unit abbreviation '%c' differs from the first histogram's '%c'",
-                    h->dimen_abbrev, f->dimen_abbrev);
+                    printable_char(h->dimen_abbrev), printable_char(f->dimen_abbrev));
     double s1 = hist_scale_of(f), s2 = hist_scale_of(h);
     if (fabs(s1 - s2) > 0.000001)
         return fail(c, at, "histogram bin size %g differs from the first histogram's %g", 2 * s2,
@@ -318,10 +334,14 @@ static int add_hist(struct gmon_data *d, struct cursor *c, size_t at, struct gmo
             c->new_at = n;
             c->new_cap = cap;
         }
-        struct gmon_hist *n = realloc(d->hists, (d->nhists + 1) * sizeof *n);
-        if (!n)
-            return fail(c, at, "out of memory for histograms");
-        d->hists = n;
+        if (d->nhists == d->hists_cap) {
+            size_t cap = d->hists_cap ? d->hists_cap * 2 : 4;
+            struct gmon_hist *n = realloc(d->hists, cap * sizeof *n);
+            if (!n)
+                return fail(c, at, "out of memory for histograms");
+            d->hists = n;
+            d->hists_cap = cap;
+        }
         h->bins = calloc(h->nbins, sizeof *h->bins);
         if (!h->bins)
             return fail(c, at, "out of memory for %u histogram bins", h->nbins);
@@ -592,4 +612,9 @@ int gmon_read_buffer(struct gmon_data *d, const char *name, const void *buf, siz
 {
     struct cursor c = {buf, size, 0, name, err, errsz, 0, NULL, 0};
     return parse(d, &c);
+}
+
+int gmon_add_arc(struct gmon_data *d, uint64_t from_pc, uint64_t self_pc, uint64_t count)
+{
+    return arc_add(d, from_pc, self_pc, count);
 }

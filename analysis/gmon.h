@@ -31,6 +31,7 @@ struct gmon_arc {
 struct gmon_data {
     struct gmon_hist *hists;
     size_t nhists;
+    size_t hists_cap;
     struct gmon_arc *arcs;
     size_t narcs;
     size_t arcs_cap;
@@ -60,10 +61,20 @@ int gmon_read(struct gmon_data *d, const char *path, char *err, size_t errsz);
 int gmon_read_buffer(struct gmon_data *d, const char *name, const void *buf, size_t size, char *err,
                      size_t errsz);
 
+/* The largest arc count gmon_write_sum keeps whole: a record holds 32
+ * bits, and a larger count is spread over at most 256 records (never
+ * more, so a hostile count cannot blow the file up); beyond, it is cut to
+ * this value. */
+#define GMON_SUM_COUNT_MAX (256 * (uint64_t)UINT32_MAX)
+
 /* Writes D to PATH as one GNU gmon.out (version 1), the way gprof -s
  * writes gmon.sum: histograms, arcs, and an empty basic-block record if D
  * had any.  PATH is replaced atomically.  Returns 0, or -1 with
  * "PATH: what is wrong" in ERR (PATH is then untouched). */
 int gmon_write_sum(const struct gmon_data *d, const char *path, char *err, size_t errlen);
+
+/* Adds COUNT calls of the arc (FROM_PC, SELF_PC), summing with an arc
+ * already there.  0, or -1 when out of memory. */
+int gmon_add_arc(struct gmon_data *d, uint64_t from_pc, uint64_t self_pc, uint64_t count);
 
 #endif

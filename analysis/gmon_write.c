@@ -9,7 +9,8 @@
  *   arcs        one record per (from_pc, self_pc) pair, in first-read
  *               order, then the lost calls as an arc 0 -> 0; a count that
  *               does not fit in 32 bits is split over several records,
- *               which every reader sums back
+ *               which every reader sums back (gprof cuts it to 32 bits),
+ *               up to GMON_SUM_COUNT_MAX
  *   bb counts   if any basic-block record was read: one record with no
  *               entries -- gprof -s without -l keeps no counts either
  *
@@ -73,9 +74,11 @@ static void put_hist(struct out *o, const struct gmon_hist *h, const struct gmon
     }
 }
 
-/* One arc record per 2^32 - 1 calls, at least one record. */
+/* One arc record per 2^32 - 1 calls, at least one record, at most 256. */
 static void put_arc(struct out *o, uint64_t from, uint64_t self, uint64_t count)
 {
+    if (count > GMON_SUM_COUNT_MAX)
+        count = GMON_SUM_COUNT_MAX;
     do {
         uint32_t part = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
         put8(o, 1);

@@ -2,9 +2,12 @@
 #include "cmds.h"
 
 #include "callgraph.h"
+#include "cgdata.h"
 #include "disasm.h"
 #include "gmon.h"
 #include "gprof_text.h"
+#include "json.h"
+#include "modmap.h"
 #include "symtab.h"
 
 #include <ctype.h>
@@ -12,13 +15,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ERR_LEN 512
 
 static void report_usage(FILE *f)
 {
     fputs("usage: cgprof report [options] [PROG [GMON...]]\n"
+          "       cgprof report [options] [PROFILE]\n"
           "  PROG defaults to a.out, GMON to gmon.out; several GMON files are summed.\n"
+          "  A cgprof profile (cgprof record --format cgprof; default cgprof.data when\n"
+          "  there is no gmon.out) names its own executable and libraries.\n"
           "  The options are gprof's; NAME is a function's symbol name.\n"
           "  -a, --no-static                 leave out static functions (time goes to the one "
           "before)\n"
@@ -41,6 +48,8 @@ static void report_usage(FILE *f)
           "  -z, --display-unused-functions  include functions never called nor sampled\n"
           "  -Z, --no-exec-counts            no execution counts\n"
           "  --demangle[=STYLE], --no-demangle  C++ names demangled (default) or not\n"
+          "  --json                          the analyzed profile as JSON "
+          "(docs/json-schema.md)\n"
           "  -h, --help                      this help\n",
           f);
 }
@@ -65,10 +74,13 @@ struct report_args {
     const char *prog;
     char **gmons;
     int ngmons;
+    int json;   /* --json */
+    int cgdata; /* the profile is in cgprof's format */
 };
 
 #define OPT_DEMANGLE    256
 #define OPT_NO_DEMANGLE 257
+#define OPT_JSON        259
 #define OPT_INLINE      258
 
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
@@ -225,6 +237,9 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case OPT_NO_DEMANGLE:
         a->text.demangle = 0;
         return 0;
+    case OPT_JSON:
+        a->json = 1;
+        return 0;
     case 'h':
         report_usage(stdout);
         return -1;
@@ -260,6 +275,57 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
                     argv[optind - 1]);
         return 2;
     }
+}
+
+/* 1 if PATH is a cgprof profile (by its first bytes, not its name). */
+static int is_cgdata_file(const char *path)
+{
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return cgdata_is(head, n);
+}
+
+/* The positional arguments: [PROG [GMON...]], or a cgprof profile alone.
+ * With none, gmon.out if there is one, else cgprof.data. */
+static int pick_inputs(struct report_args *a, int n, char **args)
+{
+    static char *dflt[] = {"cgprof.data"};
+    if (n == 0 && access("gmon.out", F_OK) != 0 && is_cgdata_file("cgprof.data")) {
+        a->cgdata = 1;
+        a->gmons = dflt;
+        a->ngmons = 1;
+        return 0;
+    }
+    if (n >= 1 && is_cgdata_file(args[0])) {
+        a->cgdata = 1;
+        a->gmons = args;
+        a->ngmons = n;
+    } else {
+        a->prog = n >= 1 ? args[0] : "a.out";
+        a->gmons = args + (n >= 1);
+        a->ngmons = n >= 1 ? n - 1 : 0;
+        for (int i = 0; i < a->ngmons; i++)
+            if (is_cgdata_file(a->gmons[i])) {
+                a->cgdata = 1; /* the profile names its executable: PROG is not needed */
+                a->gmons = &a->gmons[i];
+                a->ngmons = 1;
+                break;
+            }
+    }
+    if (a->cgdata && a->ngmons > 1) {
+        fprintf(stderr, "cgprof report: summing several cgprof profiles is not supported yet\n");
+        return 2;
+    }
+    if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM))) {
+        fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
+                a->static_calls ? "-c" : "-s");
+        return 2;
+    }
+    return 0;
 }
 
 /* Parses ARGV into A; returns -1 to exit 0 (help), 2 on a usage error. */
@@ -302,6 +368,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         {"demangle", optional_argument, NULL, OPT_DEMANGLE},
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
         {"help", no_argument, NULL, 'h'},
+        {"json", no_argument, NULL, OPT_JSON},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -316,21 +383,18 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         if (rc != 0)
             return rc;
     }
-    a->prog = optind < argc ? argv[optind++] : "a.out";
-    a->gmons = argv + optind;
-    a->ngmons = argc - optind;
-    return 0;
+    return pick_inputs(a, argc - optind, argv + optind);
 }
 
 /* gprof's choice of tables: those chosen, or else all the data allows
  * less those the options mentioned. */
-static void choose_tables(struct report_args *a, const struct gmon_data *gd)
+static void choose_tables(struct report_args *a, int has_samples, int has_arcs)
 {
     unsigned style = a->style;
     if (style == 0) {
-        if (gd->nhists > 0)
+        if (has_samples)
             style |= STYLE_FLAT;
-        if (gd->narcs > 0)
+        if (has_arcs)
             style |= STYLE_GRAPH;
         style &= ~a->user;
     }
@@ -369,13 +433,22 @@ static int find_static_calls(const struct report_args *a, const struct symtab *s
     return 0;
 }
 
+/* Analyzes and prints; PCS (a cgprof profile's samples) replace the
+ * histograms when given.  PROG names the program in --json. */
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
-                             const struct gmon_data *gd)
+                             const struct gmon_data *gd, const struct cg_opts *pcs,
+                             const char *prog)
 {
     char err[ERR_LEN];
     struct callgraph g;
-    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0};
-    choose_tables(a, gd);
+    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL};
+    if (pcs) {
+        o.pc_samples = pcs->pc_samples;
+        o.npc_samples = pcs->npc_samples;
+        o.pc_rate = pcs->pc_rate;
+        o.pc_unit = pcs->pc_unit;
+    }
+    choose_tables(a, gd->nhists > 0 || o.npc_samples > 0, gd->narcs > 0);
     if (a->style & STYLE_SUM) {
         if (gmon_write_sum(gd, "gmon.sum", err, sizeof err) != 0) {
             fprintf(stderr, "cgprof report: %s\n", err);
@@ -395,7 +468,10 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                 "cgprof report: warning: %llu calls were not recorded (the runtime ran out "
                 "of memory)\n",
                 (unsigned long long)gd->lost_calls);
-    gprof_text_print(stdout, &g, &a->text);
+    if (a->json)
+        json_print(stdout, &g, prog, gd->lost_calls);
+    else
+        gprof_text_print(stdout, &g, &a->text);
     cg_free(&g);
     rc = fflush(stdout) == 0 ? 0 : 1;
     if (rc)
@@ -403,8 +479,48 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     return rc;
 }
 
+/* A cgprof profile: its modules' symbols in one map, samples at exact pcs. */
+static int run_cgdata(struct report_args *a)
+{
+    char err[ERR_LEN];
+    struct cgdata d;
+    if (cgdata_read(&d, a->gmons[0], err, sizeof err) != 0) {
+        fprintf(stderr, "cgprof report: %s\n", err);
+        cgdata_free(&d);
+        return 1;
+    }
+    struct modmap mm;
+    if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {
+        fprintf(stderr, "cgprof report: %s\n", err);
+        cgdata_free(&d);
+        return 1;
+    }
+    if (d.lost_samples)
+        fprintf(stderr, "cgprof report: warning: %llu samples were lost by the runtime\n",
+                (unsigned long long)d.lost_samples);
+    if (d.unsampled_threads)
+        fprintf(stderr, "cgprof report: warning: %llu threads could not be sampled\n",
+                (unsigned long long)d.unsampled_threads);
+    struct cg_opts pcs;
+    memset(&pcs, 0, sizeof pcs);
+    pcs.pc_samples = mm.samples;
+    pcs.npc_samples = mm.nsamples;
+    pcs.pc_rate = d.timed ? (double)d.rate : 1.0;
+    pcs.pc_unit = d.timed ? "seconds" : d.event;
+    const char *prog = "?";
+    for (size_t i = 0; i < d.nmodules; i++)
+        if (d.modules[i].flags & CGDATA_MOD_MAIN)
+            prog = d.modules[i].path;
+    int rc = analyze_and_print(a, &mm.st, &mm.gd, &pcs, prog);
+    modmap_free(&mm);
+    cgdata_free(&d);
+    return rc;
+}
+
 static int run(struct report_args *a)
 {
+    if (a->cgdata)
+        return run_cgdata(a);
     char err[ERR_LEN];
     struct symtab st;
     struct gmon_data gd;
@@ -415,7 +531,7 @@ static int run(struct report_args *a)
     }
     int rc = 1;
     if (load_profiles(a, &gd, err) == 0)
-        rc = analyze_and_print(a, &st, &gd);
+        rc = analyze_and_print(a, &st, &gd, NULL, a->prog);
     else
         fprintf(stderr, "cgprof report: %s\n", err);
     gmon_free(&gd);

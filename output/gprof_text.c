@@ -47,7 +47,10 @@ char *gprof_text_demangle(const char *name)
 {
     size_t pre = strspn(name, ".$");
     const char *body = name + pre;
-    const char *at = strchr(body, '@');
+    /* a suffix stays as it is: "@VERSION", or " [module]" of a library */
+    const char *at = strchr(body, '@'), *mod = strstr(body, " [");
+    if (mod && (!at || mod < at))
+        at = mod;
     size_t len = at ? (size_t)(at - body) : strlen(body);
     if (!mangled_name(body, len))
         return NULL;
@@ -147,6 +150,13 @@ static size_t flat_log_scale(const struct callgraph *g, const int *order)
     return k < SI_LEN ? k : SI_LEN - 1;
 }
 
+/* Bytes per sample, as gprof computes it (the scale truncated first); a
+ * profile of exact pcs covers one byte per sample. */
+static long granularity(const struct callgraph *g)
+{
+    return g->hist_scale < 1 ? 1 : (long)g->hist_scale * 2L;
+}
+
 static void flat_header(struct pr *p, char prefix, double *total)
 {
     const struct callgraph *g = p->g;
@@ -154,7 +164,7 @@ static void flat_header(struct pr *p, char prefix, double *total)
     snprintf(unit, sizeof unit, "%c%c/call", prefix, g->dimen_abbrev);
     if (p->o->bsd) {
         fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
-                (long)g->hist_scale * 2L);
+                granularity(g));
         if (*total > 0.0)
             fprintf(p->out, " for %.2f%% of %.2f %s\n\n", 100.0 / *total, *total / g->rate,
                     g->dimen);
@@ -413,7 +423,7 @@ static void graph_header(struct pr *p, double *print_time)
     if (!p->o->bsd)
         fputs("\t\t\tCall graph\n\n", p->out);
     fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
-            (long)p->g->hist_scale * 2L);
+            granularity(p->g));
     if (*print_time > 0.0) {
         fprintf(p->out, " for %.2f%% of %.2f seconds\n\n", 100.0 / *print_time,
                 *print_time / p->g->rate);

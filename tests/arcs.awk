@@ -6,6 +6,7 @@
 function primary_name(   n) {
     n = NF - 1                       # drop the trailing [index]
     if ($(n) ~ /^[0-9]+>$/ && $(n-1) == "<cycle") n -= 2
+    if ($(n) ~ /^\[[^0-9]/) n--       # a library function's [module]
     return $(n)
 }
 # count and name of a parent/child line, in cnt and who; 0 if none

@@ -65,6 +65,11 @@ test_expect "BSD and GNU files summed, in either order, as gprof sums them" "
     same_report calls calls.cgprof.bsdold calls.glibc.bsd44 calls.glibc
 "
 
+test_expect "profile read from a pipe (gmon_read)" "
+    cat calls.glibc.bsd44 | $TOOL sum pipe.sum /dev/stdin &&
+    gprof -b calls pipe.sum >got && gprof -b calls calls.glibc.bsd44 >want && diff -u want got
+"
+
 # ---- several files: summed, or refused as gprof refuses them ----
 (cd "$WORK" && $TOOL edit calls.glibc dimen.out dimen=ticks &&
     $TOOL edit calls.glibc abbrev.out abbrev=t &&
@@ -130,6 +135,12 @@ for prog in calls threads demo; do
         hist_bytes gprof.sum >h.want && hist_bytes our.sum >h.got && cmp h.want h.got
     "
 done
+test_expect "cgprof report -s: gmon.sum as gprof -s's, nothing printed" "
+    rm -f gmon.sum && gprof -s calls calls.glibc calls.cgprof.bsdold && mv gmon.sum gprof.sum &&
+    $CGPROF report -s calls calls.glibc calls.cgprof.bsdold >out && test ! -s out &&
+    gprof -b calls gprof.sum >want && gprof -b calls gmon.sum >got && diff -u want got &&
+    hist_bytes gprof.sum >h.want && hist_bytes gmon.sum >h.got && cmp h.want h.got
+"
 test_expect "sum of BSD files: as gprof -s writes it" "
     rm -f gmon.sum && gprof -s calls calls.glibc.bsd44 calls.cgprof.bsdold && mv gmon.sum gprof.sum &&
     $TOOL sum our.sum calls.glibc.bsd44 calls.cgprof.bsdold &&

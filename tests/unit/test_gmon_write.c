@@ -224,6 +224,11 @@ static void test_bsd(void)
     CHECK(round_trip(&d, &r) == 0 && same_profile(&d, &r));
     gmon_free(&r);
 
+    /* A count of 2^64 - 1 is cut to GMON_SUM_COUNT_MAX: 256 records, not 2^32. */
+    d.arcs[1].count = UINT64_MAX;
+    CHECK(round_trip(&d, &r) == 0 && r.arcs[1].count == GMON_SUM_COUNT_MAX);
+    gmon_free(&r);
+
     /* A second 4.4BSD file at another rate is refused, as gprof does. */
     struct img m2 = {{0}, 0};
     bsd_header(&m2, 0x2000, 0x2100, 64, 100);
@@ -359,6 +364,36 @@ static void test_overlap(void)
     gmon_free(&d);
 }
 
+/* Version 0 (which gprof still reads): a file name after a basic-block count. */
+static void test_version0_and_paths(void)
+{
+    struct gmon_data d;
+    char err[512];
+    struct img m = {{0}, 0};
+    put(&m, "gmon", 4);
+    put32(&m, 0);
+    put(&m, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
+    gnu_hist(&m, 0x1000, 0x1100, 64, 1);
+    put(&m, "\2", 1);
+    put32(&m, 1);
+    put(&m, "x.c", 4);
+    put64(&m, 0x1010);
+    put64(&m, 9);
+    gnu_arc(&m, 0x1010, 0x1020, 3);
+    CHECK(read_img(&d, &m, err, sizeof err) == 0);
+    CHECK(d.nbb_records == 1 && d.narcs == 1 && d.arcs[0].count == 3);
+    gmon_free(&d);
+    m.n -= 21 + 16 + 4; /* the name's NUL and all after it gone */
+    CHECK(read_img(&d, &m, err, sizeof err) == -1 && strstr(err, "name") != NULL);
+    gmon_free(&d);
+
+    gmon_init(&d);
+    CHECK(gmon_read(&d, dir, err, sizeof err) == -1 && strstr(err, "directory") != NULL);
+    CHECK(gmon_read(&d, "/nonexistent.out", err, sizeof err) == -1 &&
+          strstr(err, "/nonexistent.out: ") == err);
+    gmon_free(&d);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -371,6 +406,7 @@ int main(void)
     test_not_bsd();
     test_hostile_counts();
     test_overlap();
+    test_version0_and_paths();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

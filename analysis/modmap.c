@@ -1,0 +1,286 @@
+/* Module map: turns a cgprof profile (several modules, addresses within
+ * each) into what the analysis takes -- one symbol table, exact-pc samples
+ * and arcs -- by giving each module its own slice of a synthetic address
+ * space.  Library functions are named "name [libfoo.so.1]".
+ *
+ * Every sample lands on a symbol: a pc in a module with no symbol there
+ * goes to the module's own entry "[libfoo.so.1]", and a pc in no module to
+ * "[unknown]", so the flat profile's total is the whole profile.
+ */
+#include "modmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SLICE_SHIFT 40 /* module k's addresses start at (k + 1) << 40 */
+
+static uint64_t slice(size_t k)
+{
+    return (uint64_t)(k + 1) << SLICE_SHIFT;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* The GNU build-id of an ELF file, or 0 bytes. */
+static size_t file_build_id(const char *path, unsigned char *out, size_t cap)
+{
+    size_t got = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    for (Elf_Scn *scn = NULL; e && !got && (scn = elf_nextscn(e, scn)) != NULL;) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t off = 0, name_off, desc_off;
+        GElf_Nhdr nh;
+        while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+                memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz <= cap) {
+                memcpy(out, (char *)d->d_buf + desc_off, nh.n_descsz);
+                got = nh.n_descsz;
+                break;
+            }
+        }
+    }
+    if (e)
+        elf_end(e);
+    close(fd);
+    return got;
+}
+
+/* Separate debug information found by build-id (Debian's -dbg and
+ * -dbgsym packages install it there): its .symtab names the local
+ * functions a stripped library's .dynsym lacks, such as libc's
+ * __memmove_avx_unaligned_erms.  0 if found and loaded. */
+static int load_debug_syms(const struct cgdata_module *m, unsigned flags, struct symtab *st)
+{
+    if (m->build_id_len < 2)
+        return -1;
+    char path[256] = "/usr/lib/debug/.build-id/";
+    size_t n = strlen(path);
+    for (uint32_t i = 0; i < m->build_id_len && n + 8 < sizeof path; i++) {
+        n += (size_t)snprintf(path + n, sizeof path - n, "%02x", m->build_id[i]);
+        if (i == 0)
+            path[n++] = '/';
+    }
+    snprintf(path + n, sizeof path - n, ".debug");
+    char err[256];
+    if (access(path, R_OK) != 0 || symtab_load_flags(st, path, flags, err, sizeof err) != 0)
+        return -1;
+    if (st->n == 0) {
+        symtab_free(st);
+        return -1;
+    }
+    return 0;
+}
+
+/* Symbols of module M: separate debug symbols when installed, else its
+ * file's own (or, for the vDSO, its saved image's). */
+static int load_module_syms(const struct cgdata_module *m, unsigned flags, struct symtab *st,
+                            char *err, size_t errsz)
+{
+    if (load_debug_syms(m, flags, st) == 0)
+        return 0;
+    if (!m->image)
+        return symtab_load_flags(st, m->path, flags, err, errsz);
+    char tmp[] = "/tmp/cgprof-vdso-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errsz, "[vdso]: %s", strerror(errno));
+        return -1;
+    }
+    int ok = write(fd, m->image, m->image_len) == (ssize_t)m->image_len;
+    close(fd);
+    int rc = ok ? symtab_load_flags(st, tmp, flags, err, errsz) : -1;
+    unlink(tmp);
+    return rc;
+}
+
+struct builder {
+    struct symtab_sym *syms;
+    size_t n, cap;
+    char **names; /* owned strings */
+    size_t nnames;
+};
+
+static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *name,
+                   const struct symtab_sym *like)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        struct symtab_sym *s = realloc(b->syms, cap * sizeof *s);
+        char **nm = realloc(b->names, cap * sizeof *nm);
+        if (!s || !nm) {
+            free(s ? s : b->syms);
+            b->syms = NULL;
+            b->names = nm ? nm : b->names;
+            return -1;
+        }
+        b->syms = s;
+        b->names = nm;
+        b->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return -1;
+    b->names[b->nnames++] = copy;
+    struct symtab_sym *s = &b->syms[b->n++];
+    memset(s, 0, sizeof *s);
+    if (like)
+        *s = *like;
+    s->addr = addr;
+    s->end_addr = end;
+    s->name = copy;
+    if (!like)
+        s->is_func = 1;
+    return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct symtab_sym *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Adds module K's symbols, shifted into its slice, named for the module
+ * unless it is the executable; then the module's own catch-all entry. */
+static int add_module(struct builder *b, size_t k, const struct cgdata_module *m, unsigned flags,
+                      FILE *warn)
+{
+    char err[512], name[1024];
+    const char *mod = m->flags & CGDATA_MOD_VDSO ? "[vdso]" : base_name(m->path);
+    int main_mod = (m->flags & CGDATA_MOD_MAIN) != 0;
+    struct symtab st;
+    memset(&st, 0, sizeof st);
+    if (load_module_syms(m, flags, &st, err, sizeof err) != 0) {
+        fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", m->path, err);
+    } else {
+        unsigned char bid[64];
+        size_t blen = m->image ? 0 : file_build_id(m->path, bid, sizeof bid);
+        if (m->build_id_len && blen &&
+            (blen != m->build_id_len || memcmp(bid, m->build_id, blen) != 0))
+            fprintf(warn,
+                    "cgprof report: warning: %s is not the file that was profiled (its "
+                    "build-id differs); its functions may be misnamed\n",
+                    m->path);
+        for (size_t i = 0; i < st.n; i++) {
+            const struct symtab_sym *s = &st.syms[i];
+            if (main_mod)
+                snprintf(name, sizeof name, "%s", s->name);
+            else
+                snprintf(name, sizeof name, "%s [%s]", s->name, mod);
+            if (add_sym(b, slice(k) + s->addr, slice(k) + s->end_addr, name, s) != 0) {
+                symtab_free(&st);
+                return -1;
+            }
+        }
+        symtab_free(&st);
+    }
+    /* the rest of the slice: pcs in the module but in none of its symbols */
+    snprintf(name, sizeof name, "[%s]", mod);
+    return add_sym(b, slice(k), slice(k), name, NULL);
+}
+
+/* Makes symbol ends consistent after sorting: each ends before the next. */
+static void close_ranges(struct builder *b)
+{
+    qsort(b->syms, b->n, sizeof *b->syms, by_addr);
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t next = i + 1 < b->n ? b->syms[i + 1].addr : UINT64_MAX;
+        uint64_t slice_end = (b->syms[i].addr | (((uint64_t)1 << SLICE_SHIFT) - 1));
+        uint64_t end = next - 1 < slice_end ? next - 1 : slice_end;
+        if (b->syms[i].end_addr < b->syms[i].addr || b->syms[i].end_addr > end ||
+            b->syms[i].name[0] == '[')
+            b->syms[i].end_addr = end;
+    }
+}
+
+/* The synthetic pc of (module, address); "[unknown]" lives in slice 0. */
+static uint64_t synth(const struct cgdata *d, uint32_t module, uint64_t addr)
+{
+    for (size_t k = 0; k < d->nmodules; k++)
+        if (d->modules[k].id == module)
+            return slice(k) + (addr & (((uint64_t)1 << SLICE_SHIFT) - 1));
+    return 0;
+}
+
+int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, FILE *warn,
+                 char *err, size_t errsz)
+{
+    memset(mm, 0, sizeof *mm);
+    struct builder b = {0};
+    int fail = add_sym(&b, 0, 0, "[unknown]", NULL);
+    /* only modules that something in the profile points into */
+    for (size_t k = 0; k < d->nmodules && !fail; k++) {
+        uint32_t id = d->modules[k].id;
+        int used = 0;
+        for (size_t i = 0; i < d->nsamples && !used; i++)
+            used = d->samples[i].module == id;
+        for (size_t i = 0; i < d->narcs && !used; i++)
+            used = d->arcs[i].from_module == id || d->arcs[i].self_module == id;
+        if (used)
+            fail = add_module(&b, k, &d->modules[k], sym_flags, warn);
+    }
+    if (fail) {
+        snprintf(err, errsz, "out of memory reading symbols");
+        modmap_free(mm);
+        free(b.syms);
+        for (size_t i = 0; i < b.nnames; i++)
+            free(b.names[i]);
+        free(b.names);
+        return -1;
+    }
+    close_ranges(&b);
+    mm->st.syms = b.syms;
+    mm->st.n = b.n;
+    mm->names = b.names;
+    mm->nnames = b.nnames;
+    mm->samples = calloc(d->nsamples + 1, sizeof *mm->samples);
+    if (!mm->samples) {
+        snprintf(err, errsz, "out of memory");
+        modmap_free(mm);
+        return -1;
+    }
+    for (size_t i = 0; i < d->nsamples; i++) {
+        mm->samples[i].pc = synth(d, d->samples[i].module, d->samples[i].addr);
+        mm->samples[i].count = d->samples[i].count;
+    }
+    mm->nsamples = d->nsamples;
+    gmon_init(&mm->gd);
+    for (size_t i = 0; i < d->narcs; i++) {
+        const struct cgdata_arc *a = &d->arcs[i];
+        if (gmon_add_arc(&mm->gd, synth(d, a->from_module, a->from_addr),
+                         synth(d, a->self_module, a->self_addr), a->count) != 0) {
+            snprintf(err, errsz, "out of memory");
+            modmap_free(mm);
+            return -1;
+        }
+    }
+    mm->gd.lost_calls = d->lost_calls;
+    return 0;
+}
+
+void modmap_free(struct modmap *mm)
+{
+    free(mm->st.syms);
+    for (size_t i = 0; i < mm->nnames; i++)
+        free(mm->names[i]);
+    free(mm->names);
+    free(mm->samples);
+    gmon_free(&mm->gd);
+    memset(mm, 0, sizeof *mm);
+}

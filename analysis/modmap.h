@@ -1,0 +1,29 @@
+/* Module map: a cgprof profile's modules laid out in one address space
+ * for the analysis (see modmap.c). */
+#ifndef CGPROF_MODMAP_H
+#define CGPROF_MODMAP_H
+
+#include "callgraph.h"
+#include "cgdata.h"
+#include "gmon.h"
+#include "symtab.h"
+
+#include <stdio.h>
+
+struct modmap {
+    struct symtab st;             /* every module's functions, in slices */
+    struct gmon_data gd;          /* the arcs, in the same addresses */
+    struct cg_pc_sample *samples; /* the samples, likewise */
+    size_t nsamples;
+    char **names;
+    size_t nnames;
+};
+
+/* Builds MM from D, reading each module's symbols (SYMTAB_* flags);
+ * warnings (missing symbols, changed files) go to WARN.  0, or -1 with a
+ * message in ERR. */
+int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, FILE *warn,
+                 char *err, size_t errsz);
+void modmap_free(struct modmap *mm);
+
+#endif

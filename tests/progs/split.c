@@ -1,0 +1,60 @@
+/* split.c: CPU time split about 60/30/10 between three functions, built
+ * without -pg.  Each function measures its own CPU time, and the program
+ * prints the true shares: "f60 S60 f30 S30 f10 S10" in percent. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile double sink;
+
+static double cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double spent[3];
+
+static void work(long n)
+{
+    double x = 0;
+    for (long i = 0; i < n; i++)
+        x += (double)(i ^ (i >> 3)) * 0.25;
+    sink += x;
+}
+
+__attribute__((noinline)) void f60(long n)
+{
+    double t = cpu();
+    work(n * 6);
+    spent[0] += cpu() - t;
+}
+
+__attribute__((noinline)) void f30(long n)
+{
+    double t = cpu();
+    work(n * 3);
+    spent[1] += cpu() - t;
+}
+
+__attribute__((noinline)) void f10(long n)
+{
+    double t = cpu();
+    work(n);
+    spent[2] += cpu() - t;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 100000;
+    for (int r = 0; r < 100; r++) {
+        f60(n);
+        f30(n);
+        f10(n);
+    }
+    double all = spent[0] + spent[1] + spent[2];
+    printf("f60 %.1f f30 %.1f f10 %.1f\n", 100 * spent[0] / all, 100 * spent[1] / all,
+           100 * spent[2] / all);
+    return 0;
+}

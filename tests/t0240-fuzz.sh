@@ -1,0 +1,25 @@
+#!/bin/sh
+# t0240: the gmon.out readers under libFuzzer (ASan+UBSan) for a bounded
+# time, from tests/fuzz/corpus: a crash, leak, timeout or RSS blow-up fails.
+# FUZZ_TIME=seconds overrides the default 20.
+. "$(dirname "$0")/lib.sh"
+
+FUZZER=$WORK/fuzz_gmon
+if ! make -s -C "$ROOT" BUILD="$WORK" fuzz >"$WORK/make.log" 2>&1; then
+    test_skip "libFuzzer run" "clang cannot build a -fsanitize=fuzzer program here: $(tail -n 1 "$WORK/make.log")"
+    test_done
+    exit 0
+fi
+
+test_expect "the seed corpus reads cleanly" "
+    $FUZZER -runs=0 $ROOT/tests/fuzz/corpus >seed.log 2>&1 || { tail -n 30 seed.log; false; }
+"
+# New inputs go to a scratch corpus (listed first), never into the tree.
+test_expect "libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+    mkdir -p corpus && ASAN_OPTIONS=quarantine_size_mb=64 \
+    $FUZZER -max_total_time=${FUZZ_TIME:-20} -rss_limit_mb=512 -timeout=5 -print_final_stats=1 \
+        -artifact_prefix=$WORK/crash- corpus $ROOT/tests/fuzz/corpus >fuzz.log 2>&1; rc=\$?;
+    grep -E '^stat::number_of_executed_units' fuzz.log;
+    if [ \$rc -ne 0 ]; then tail -n 40 fuzz.log; ls $WORK/crash-* 2>/dev/null; false; fi
+"
+test_done

@@ -28,8 +28,9 @@ static void record_usage(FILE *f)
           "                     call counts only)\n"
           "  -c, --period N     events per sample of a counting event (e.g. page-faults)\n"
           "  -o, --output FILE  write the profile to FILE\n"
-          "      --format F     gmon (GNU gmon.out, the default; GNU gprof reads it) or\n"
-          "                     cgprof (modules, libraries, build-ids: docs/profile-format.md)\n",
+          "      --format F     cgprof (the default: cgprof.data, the whole process --\n"
+          "                     libraries, vDSO, build-ids; docs/profile-format.md) or gmon\n"
+          "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n",
           f);
 }
 
@@ -252,7 +253,7 @@ static int setup_env(const struct opts *o, const char *lib)
 
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "gmon", 0};
+    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "cgprof", 0};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)

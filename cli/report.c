@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ERR_LEN 512
@@ -289,12 +290,22 @@ static int is_cgdata_file(const char *path)
     return cgdata_is(head, n);
 }
 
+/* 1 if cgprof.data is there and no older than gmon.out (or there is none). */
+static int cgdata_is_newer(void)
+{
+    struct stat c, g;
+    if (stat("cgprof.data", &c) != 0 || !is_cgdata_file("cgprof.data"))
+        return 0;
+    return stat("gmon.out", &g) != 0 || c.st_mtim.tv_sec > g.st_mtim.tv_sec ||
+           (c.st_mtim.tv_sec == g.st_mtim.tv_sec && c.st_mtim.tv_nsec >= g.st_mtim.tv_nsec);
+}
+
 /* The positional arguments: [PROG [GMON...]], or a cgprof profile alone.
- * With none, gmon.out if there is one, else cgprof.data. */
+ * With none: cgprof.data or a.out's gmon.out, whichever is newer. */
 static int pick_inputs(struct report_args *a, int n, char **args)
 {
     static char *dflt[] = {"cgprof.data"};
-    if (n == 0 && access("gmon.out", F_OK) != 0 && is_cgdata_file("cgprof.data")) {
+    if (n == 0 && cgdata_is_newer()) {
         a->cgdata = 1;
         a->gmons = dflt;
         a->ngmons = 1;

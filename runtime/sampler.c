@@ -47,7 +47,8 @@ static const struct cg_event *event;
 static unsigned start_hz;
 static uint64_t start_period;
 static uint64_t sample_weight; /* events per sample of a counting event, else 1 */
-static uint64_t tick_ns;       /* wall tick, or drain interval */
+static uint64_t tick_ns;       /* mean interval between looks (10 ms) */
+static uint64_t hz_period_ns;  /* one sample's worth of time at the rate */
 static uint64_t perf_period;   /* perf sample_period */
 static size_t page;
 static pid_t sampler_tid;
@@ -94,11 +95,12 @@ static int open_event(pid_t tid)
     return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Reads every sample of T's ring buffer. */
-static void drain(struct tracked *t)
+/* Reads every sample of T's ring buffer; the number of samples read. */
+static uint64_t drain(struct tracked *t)
 {
+    uint64_t got = 0;
     if (!t->ring)
-        return;
+        return 0;
     struct perf_event_mmap_page *h = t->ring;
     const unsigned char *data = (const unsigned char *)t->ring + page;
     uint64_t size = (uint64_t)RING_PAGES * page;
@@ -118,6 +120,7 @@ static void drain(struct tracked *t)
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 8) {
             memcpy(&v, rec + sizeof eh, 8);
             count((uintptr_t)v, sample_weight);
+            got++;
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
             cg_samples_add_lost(v);
@@ -125,6 +128,7 @@ static void drain(struct tracked *t)
         tail += eh.size;
     }
     __atomic_store_n(&h->data_tail, tail, __ATOMIC_RELEASE);
+    return got;
 }
 
 static void untrack(size_t i)
@@ -240,21 +244,30 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
     count(pc, weight);
 }
 
+/* The sampler's loop.  It wakes at random intervals averaging tick_ns
+ * (uniform in [0.5, 1.5) ticks), so its looks at blocked threads cannot
+ * lock onto a program's own period; a blocked thread found at a look is
+ * credited with the time since the previous look, in samples of the
+ * rate: on average exactly the time it spent blocked. */
 static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = (pid_t)syscall(SYS_gettid);
-    uint64_t next = now_ns(), last_scan = 0;
+    uint64_t last = now_ns(), last_scan = 0, carry = 0;
+    uint64_t rng = last ^ 0x9E3779B97F4A7C15ull;
     for (;;) {
-        next += tick_ns;
-        struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        uint64_t wait = tick_ns / 2 + rng % tick_ns;
+        struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
             ;
-        uint64_t now = now_ns(), weight = 1;
-        if (now > next + tick_ns) { /* overslept: the missed ticks count too */
-            weight += (now - next) / tick_ns;
-            next += (weight - 1) * tick_ns;
-        }
+        uint64_t now = now_ns();
+        carry += now - last;
+        last = now;
+        uint64_t weight = carry / hz_period_ns;
+        carry -= weight * hz_period_ns;
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
             if (event)
                 scan();
@@ -264,7 +277,7 @@ static void *sampler_main(void *arg)
         }
         for (size_t i = 0; i < ntrk; i++) {
             drain(&trk[i]);
-            if (event && event->kind == CG_EV_WALL && cg_recording)
+            if (weight && event && event->kind == CG_EV_WALL && cg_recording)
                 sample_blocked(&trk[i], weight);
         }
         unsigned req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
@@ -291,7 +304,8 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     int timed = !ev || ev->kind == CG_EV_WALL || ev->is_time;
     perf_period = timed ? hz_ns : period ? period : ev->period;
     sample_weight = timed ? 1 : perf_period;
-    tick_ns = ev && ev->kind == CG_EV_WALL ? hz_ns : 10000000u;
+    tick_ns = 10000000u;
+    hz_period_ns = hz_ns;
     ntrk = 0;
     create_fn real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     if (!real)

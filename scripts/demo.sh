@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 mkdir -p build/demo
 gcc -O2 -pg examples/demo.c -o build/demo/demo
 cd build/demo
-rm -f gmon.out
+rm -f gmon.out cgprof.data
 ../cgprof record ./demo
-../cgprof report demo gmon.out
+../cgprof report

@@ -6,15 +6,21 @@
 gcc -O2 -pg -pthread "$PROGS/calls.c" -o "$WORK/calls" || exit 1
 gcc -O2 -pg -pthread "$PROGS/proc.c" -o "$WORK/proc" || exit 1
 
-test_expect "record writes gmon.out with exact counts" "
-    rm -f gmon.out && $CGPROF record ./calls >/dev/null &&
+test_expect "record --format gmon writes gmon.out with exact counts" "
+    rm -f gmon.out && $CGPROF record --format gmon ./calls >/dev/null &&
     same_arcs $PROGS/calls.arcs calls gmon.out
 "
 
 test_expect "record -o FILE and -F HZ" "
-    rm -f gmon.out && $CGPROF record -F 500 -o my.prof -- ./calls >/dev/null &&
+    rm -f gmon.out && $CGPROF record --format=gmon -F 500 -o my.prof -- ./calls >/dev/null &&
     test ! -f gmon.out && same_arcs $PROGS/calls.arcs calls my.prof &&
     gprof -b -p calls my.prof | grep -q 'Each sample counts as 0.002 seconds'
+"
+
+test_expect "record writes cgprof.data by default; report reads it with no arguments" "
+    rm -f gmon.out cgprof.data && $CGPROF record ./calls >/dev/null && test -f cgprof.data &&
+    $CGPROF report -b -q | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
+    grep -q '^a b 100\$' got && grep -q '^main a 10\$' got
 "
 
 test_expect "record passes the exit status through" "
@@ -37,7 +43,7 @@ test_expect "make install PREFIX=...: the installed cgprof finds its runtime" "
     make -s -C $ROOT BUILD=$BUILD install PREFIX=$WORK/inst >/dev/null &&
     test -x inst/bin/cgprof && test -f inst/lib/libcgprof.a && test -f inst/include/cgprof.h &&
     test -f inst/share/man/man1/cgprof.1 &&
-    rm -f gmon.out && inst/bin/cgprof record ./calls >/dev/null &&
+    rm -f gmon.out && inst/bin/cgprof record --format gmon ./calls >/dev/null &&
     same_arcs $PROGS/calls.arcs calls gmon.out
 "
 test_done

@@ -13,7 +13,7 @@
 
 static const unsigned char magic[8] = {0x89, 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
 
-enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE };
+enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE, TAG_THREADS };
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -181,6 +181,25 @@ static int read_arcs(struct cgdata *d, struct cur *c)
     return c->bad ? -1 : 0;
 }
 
+static int read_threads(struct cgdata *d, struct cur *c)
+{
+    uint64_t n = get64(c);
+    if (c->bad || n > (uint64_t)(c->end - c->p) / 24)
+        return -1;
+    struct cgdata_thread *t = realloc(d->threads, (d->nthreads + n + 1) * sizeof *t);
+    if (!t)
+        return -1;
+    d->threads = t;
+    for (uint64_t i = 0; i < n; i++) {
+        struct cgdata_thread *x = &d->threads[d->nthreads++];
+        x->tid = get32(c);
+        x->flags = get32(c);
+        x->samples = get64(c);
+        x->cpu_ns = get64(c);
+    }
+    return c->bad ? -1 : 0;
+}
+
 static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_info)
 {
     switch (tag) {
@@ -205,6 +224,8 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         return read_samples(d, c);
     case TAG_ARCS:
         return read_arcs(d, c);
+    case TAG_THREADS:
+        return read_threads(d, c);
     case TAG_TOTALS:
         d->total_samples = get64(c);
         d->lost_samples = get64(c);
@@ -282,6 +303,7 @@ void cgdata_free(struct cgdata *d)
     free(d->modules);
     free(d->samples);
     free(d->arcs);
+    free(d->threads);
     free(d->buf);
     memset(d, 0, sizeof *d);
 }

@@ -34,6 +34,14 @@ struct cgdata_arc {
     uint64_t count;
 };
 
+/* One thread's totals: samples taken in it and its CPU time. */
+struct cgdata_thread {
+    uint32_t tid;
+    uint32_t flags; /* 1: ended before the profile was written */
+    uint64_t samples;
+    uint64_t cpu_ns;
+};
+
 struct cgdata {
     unsigned char *buf; /* the whole file */
     size_t len;
@@ -46,6 +54,8 @@ struct cgdata {
     size_t nsamples;
     struct cgdata_arc *arcs;
     size_t narcs;
+    struct cgdata_thread *threads;
+    size_t nthreads;
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
 };
 

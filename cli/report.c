@@ -51,6 +51,7 @@ static void report_usage(FILE *f)
           "  --demangle[=STYLE], --no-demangle  C++ names demangled (default) or not\n"
           "  --json                          the analyzed profile as JSON "
           "(docs/json-schema.md)\n"
+          "  --threads                       per-thread totals (cgprof profiles)\n"
           "  -h, --help                      this help\n",
           f);
 }
@@ -75,13 +76,15 @@ struct report_args {
     const char *prog;
     char **gmons;
     int ngmons;
-    int json;   /* --json */
-    int cgdata; /* the profile is in cgprof's format */
+    int json;    /* --json */
+    int threads; /* --threads */
+    int cgdata;  /* the profile is in cgprof's format */
 };
 
 #define OPT_DEMANGLE    256
 #define OPT_NO_DEMANGLE 257
 #define OPT_JSON        259
+#define OPT_THREADS     260
 #define OPT_INLINE      258
 
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
@@ -241,6 +244,9 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case OPT_JSON:
         a->json = 1;
         return 0;
+    case OPT_THREADS:
+        a->threads = 1;
+        return 0;
     case 'h':
         report_usage(stdout);
         return -1;
@@ -380,6 +386,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
         {"help", no_argument, NULL, 'h'},
         {"json", no_argument, NULL, OPT_JSON},
+        {"threads", no_argument, NULL, OPT_THREADS},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -446,9 +453,21 @@ static int find_static_calls(const struct report_args *a, const struct symtab *s
 
 /* Analyzes and prints; PCS (a cgprof profile's samples) replace the
  * histograms when given.  PROG names the program in --json. */
+/* --threads: each thread's samples and CPU time. */
+static void print_threads(const struct cgdata *d, double rate)
+{
+    printf("\t\t\tPer-thread totals\n\n%10s %10s %10s %12s\n", "thread", "samples", "seconds",
+           "cpu seconds");
+    for (size_t i = 0; i < d->nthreads; i++)
+        printf("%10u %10llu %10.2f %12.2f%s\n", d->threads[i].tid,
+               (unsigned long long)d->threads[i].samples, (double)d->threads[i].samples / rate,
+               d->threads[i].cpu_ns / 1e9, d->threads[i].flags & 1 ? "" : "  (running)");
+    printf("\n");
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
-                             const char *prog)
+                             const char *prog, const struct cgdata *cd)
 {
     char err[ERR_LEN];
     struct callgraph g;
@@ -479,10 +498,14 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                 "cgprof report: warning: %llu calls were not recorded (the runtime ran out "
                 "of memory)\n",
                 (unsigned long long)gd->lost_calls);
-    if (a->json)
-        json_print(stdout, &g, prog, gd->lost_calls);
-    else
+    if (a->json) {
+        json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL,
+                   cd ? cd->nthreads : 0);
+    } else {
+        if (a->threads && cd)
+            print_threads(cd, g.rate > 0 ? g.rate : 1);
         gprof_text_print(stdout, &g, &a->text);
+    }
     cg_free(&g);
     rc = fflush(stdout) == 0 ? 0 : 1;
     if (rc)
@@ -522,7 +545,7 @@ static int run_cgdata(struct report_args *a)
     for (size_t i = 0; i < d.nmodules; i++)
         if (d.modules[i].flags & CGDATA_MOD_MAIN)
             prog = d.modules[i].path;
-    int rc = analyze_and_print(a, &mm.st, &mm.gd, &pcs, prog);
+    int rc = analyze_and_print(a, &mm.st, &mm.gd, &pcs, prog, &d);
     modmap_free(&mm);
     cgdata_free(&d);
     return rc;
@@ -542,7 +565,7 @@ static int run(struct report_args *a)
     }
     int rc = 1;
     if (load_profiles(a, &gd, err) == 0)
-        rc = analyze_and_print(a, &st, &gd, NULL, a->prog);
+        rc = analyze_and_print(a, &st, &gd, NULL, a->prog, NULL);
     else
         fprintf(stderr, "cgprof report: %s\n", err);
     gmon_free(&gd);

@@ -119,7 +119,22 @@ static void print_arcs(FILE *out, const struct callgraph *g)
     fputs(g->narcs ? "\n  ]\n" : "]\n", out);
 }
 
-void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls)
+static void print_threads(FILE *out, const struct callgraph *g, const struct cgdata_thread *t,
+                          size_t n)
+{
+    fputs("  \"threads\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s\n    {\"tid\": %u, \"samples\": %llu, \"sampled_seconds\": ", i ? "," : "",
+                t[i].tid, (unsigned long long)t[i].samples);
+        put_seconds(out, (double)t[i].samples, g->rate);
+        fprintf(out, ", \"cpu_seconds\": %.9g, \"ended\": %s}", t[i].cpu_ns / 1e9,
+                t[i].flags & 1 ? "true" : "false");
+    }
+    fputs(n ? "\n  ],\n" : "],\n", out);
+}
+
+void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
+                const struct cgdata_thread *threads, size_t nthreads)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
@@ -129,6 +144,7 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     fputs(",\n  \"total_seconds\": ", out);
     put_seconds(out, g->total_time, g->rate);
     fprintf(out, ",\n  \"lost_calls\": %llu,\n", (unsigned long long)lost_calls);
+    print_threads(out, g, threads, nthreads);
     print_functions(out, g);
     print_cycles(out, g);
     print_arcs(out, g);

@@ -3,13 +3,16 @@
 #define CGPROF_JSON_H
 
 #include "callgraph.h"
+#include "cgdata.h"
 
 #include <stdio.h>
 
 #define JSON_SCHEMA_VERSION 1
 
 /* Prints G as one JSON document.  LOST_CALLS is the runtime's count of
- * calls it could not record; PROG names the executable. */
-void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls);
+ * calls it could not record; PROG names the executable; THREADS (N of
+ * them, or none) are a cgprof profile's per-thread totals. */
+void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
+                const struct cgdata_thread *threads, size_t nthreads);
 
 #endif

@@ -3,6 +3,7 @@
  * totals and lost counts.  Async-signal-safe, like all of the writer. */
 #include "writer.h"
 
+#include <link.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@ enum {
     TAG_ARCS = 4,
     TAG_TOTALS = 5,
     TAG_IMAGE = 6,
+    TAG_THREADS = 7,
 };
 
 #define NO_MODULE UINT32_MAX
@@ -75,10 +77,26 @@ static void put_info(struct out *o, uint64_t samples)
     end(o, at);
 }
 
-static void put_modules(struct out *o)
+/* The vDSO's whole ELF image: its section headers (which name its
+ * symbols' sections) lie past its loaded segment, within its pages. */
+static uint64_t vdso_size(const struct cg_module *m)
 {
-    unsigned n;
-    const struct cg_module *m = cg_modules(&n);
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)m->lo;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t mapped = (m->hi - m->lo + page - 1) / page * page;
+    uint64_t len = m->hi - m->lo;
+    uint64_t sh_end = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && sh_end > len && sh_end <= mapped)
+        len = sh_end;
+    return len;
+}
+
+static void put_modules(struct out *o, unsigned n)
+{
+    unsigned have;
+    const struct cg_module *m = cg_modules(&have);
+    if (n > have)
+        n = have;
     for (unsigned i = 0; i < n; i++) {
         size_t at = begin(o, TAG_MODULE);
         put32(o, i);
@@ -93,11 +111,12 @@ static void put_modules(struct out *o)
         end(o, at);
         if (m[i].flags & CG_MOD_VDSO) {
             /* the vDSO is no file: its image goes into the profile */
+            uint64_t len = vdso_size(&m[i]);
             at = begin(o, TAG_IMAGE);
             put32(o, i);
             put32(o, 0);
-            put64(o, m[i].hi - m[i].lo);
-            cg_put(o, (const void *)m[i].lo, m[i].hi - m[i].lo);
+            put64(o, len);
+            cg_put(o, (const void *)m[i].lo, len);
             end(o, at);
         }
     }
@@ -152,18 +171,31 @@ static void put_arcs(struct out *o, const struct merged *a)
 }
 
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
-                      uint64_t lost_calls)
+                      uint64_t lost_calls, const struct frozen *fz)
 {
     static const char magic[8] = {'\x89', 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
     cg_put(o, magic, 8);
     put32(o, 1);  /* version */
     put32(o, 16); /* header size */
     put_info(o, samples->total);
-    put_modules(o);
+    put_modules(o, fz->nmods);
     put_samples(o, samples);
     put_arcs(o, arcs);
+    unsigned nthr;
+    const struct cg_thread_rec *thr = cg_thread_recs(&nthr);
+    if (nthr > fz->nthreads)
+        nthr = fz->nthreads;
+    size_t at = begin(o, TAG_THREADS);
+    put64(o, nthr);
+    for (unsigned i = 0; i < nthr; i++) {
+        put32(o, (uint32_t)thr[i].tid);
+        put32(o, thr[i].flags);
+        put64(o, __atomic_load_n(&thr[i].samples, __ATOMIC_RELAXED));
+        put64(o, thr[i].cpu_ns);
+    }
+    end(o, at);
     int err;
-    size_t at = begin(o, TAG_TOTALS);
+    at = begin(o, TAG_TOTALS);
     put64(o, samples->total);
     put64(o, cg_samples_lost());
     put64(o, arcs->total);

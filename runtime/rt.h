@@ -68,6 +68,7 @@ struct cg_tls {
     unsigned npending;        /* atomic: calls seen while busy (signal handlers) */
     uintptr_t pending[CG_PENDING][2];
     int timer_on; /* 1: running, -1: timer_create failed, 0: not tried */
+    struct cg_thread_rec *rec; /* this thread's totals */
     int key_set;
     void *timer; /* timer_t */
 };
@@ -102,6 +103,21 @@ struct cg_module {
 void cg_modules_snapshot(void) CG_HIDDEN;
 const struct cg_module *cg_modules(unsigned *n) CG_HIDDEN;
 int cg_module_of(uintptr_t pc) CG_HIDDEN;
+
+/* threadlog.c: per-thread totals */
+#define CG_THREAD_ENDED 1u
+struct cg_thread_rec {
+    pid_t tid;
+    unsigned flags;
+    uint64_t samples; /* atomic: samples taken in the thread (weighted) */
+    uint64_t cpu_ns;  /* its CPU time: final once ended */
+};
+struct cg_thread_rec *cg_thread_rec_self(void) CG_HIDDEN;
+struct cg_thread_rec *cg_thread_rec_of(pid_t tid) CG_HIDDEN;
+void cg_thread_rec_end(void) CG_HIDDEN;
+void cg_thread_rec_refresh(struct cg_thread_rec *r) CG_HIDDEN;
+const struct cg_thread_rec *cg_thread_recs(unsigned *n) CG_HIDDEN;
+void cg_thread_recs_after_fork(void) CG_HIDDEN;
 
 /* init.c */
 void cg_init(void) CG_HIDDEN;

@@ -62,6 +62,8 @@ static void count_pc(uintptr_t pc, uint32_t weight)
         }
     }
     cg_table_add(t->samples, pc, CG_EVENT_KEY, weight);
+    if (t->rec)
+        __atomic_add_fetch(&t->rec->samples, weight, __ATOMIC_RELAXED);
     if (user_profil.buf && pc >= user_profil.offset) {
         uint64_t i =
             (uint64_t)((unsigned __int128)((pc - user_profil.offset) / 2) * user_profil.scale >>
@@ -188,6 +190,8 @@ void cg_thread_timer_stop(void)
 void cg_sample_after_fork(void)
 {
     cg_tls.timer_on = 0;
+    cg_thread_recs_after_fork();
+    cg_thread_rec_self();
     cg_tables_zero(&cg_sample_tables, cg_tls.samples);
     samples_lost = 0;
     cg_thread_timer_start();

@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -38,9 +39,10 @@
 
 struct tracked {
     pid_t tid;
-    int fd;     /* perf event, or -1 */
-    void *ring; /* header page + RING_PAGES data pages */
-    int seen;   /* in the last /proc scan */
+    struct cg_thread_rec *rec; /* its totals */
+    int fd;                    /* perf event, or -1 */
+    void *ring;                /* header page + RING_PAGES data pages */
+    int seen;                  /* in the last /proc scan */
 };
 
 static const struct cg_event *event;
@@ -69,8 +71,10 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void count(uintptr_t pc, uint64_t weight)
+static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
 {
+    if (t && t->rec)
+        __atomic_add_fetch(&t->rec->samples, weight, __ATOMIC_RELAXED);
     if (!table)
         table = cg_table_acquire(&cg_sample_tables);
     if (table)
@@ -119,7 +123,7 @@ static uint64_t drain(struct tracked *t)
         uint64_t v;
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 8) {
             memcpy(&v, rec + sizeof eh, 8);
-            count((uintptr_t)v, sample_weight);
+            count(t, (uintptr_t)v, sample_weight);
             got++;
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
@@ -135,6 +139,8 @@ static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
     drain(t);
+    if (t->rec)
+        __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
     if (t->ring)
         munmap(t->ring, (RING_PAGES + 1) * page);
     if (t->fd >= 0)
@@ -161,6 +167,7 @@ static void track(pid_t tid)
     t->tid = tid;
     t->seen = 1;
     t->ring = NULL;
+    t->rec = event ? cg_thread_rec_of(tid) : NULL;
     t->fd = open_event(tid);
     if (!event)
         return;
@@ -205,6 +212,9 @@ static void scan(void)
         }
     }
     close(dir);
+    for (size_t i = 0; i < ntrk; i++)
+        if (trk[i].seen && trk[i].rec)
+            cg_thread_rec_refresh(trk[i].rec); /* last CPU time, before it may go */
     for (size_t i = 0; i < ntrk;)
         if (!trk[i].seen)
             untrack(i);
@@ -241,7 +251,7 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
             return;
         pc = pc * 16 + (uintptr_t)d;
     }
-    count(pc, weight);
+    count(t, pc, weight);
 }
 
 /* The sampler's loop.  It wakes at random intervals averaging tick_ns
@@ -261,13 +271,19 @@ static void *sampler_main(void *arg)
         rng ^= rng << 17;
         uint64_t wait = tick_ns / 2 + rng % tick_ns;
         struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-            ;
+        /* sleeps until the next look, or until a writer asks for a flush */
+        unsigned seen = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
+        if (seen == __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE))
+            syscall(SYS_futex, &flush_req, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
         uint64_t now = now_ns();
         carry += now - last;
         last = now;
         uint64_t weight = carry / hz_period_ns;
         carry -= weight * hz_period_ns;
+        unsigned req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
+        int flushing = req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED);
+        if (flushing)
+            weight = carry = 0; /* the writer waits for us: not blocked time of its own */
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
             if (event)
                 scan();
@@ -280,13 +296,13 @@ static void *sampler_main(void *arg)
             if (weight && event && event->kind == CG_EV_WALL && cg_recording)
                 sample_blocked(&trk[i], weight);
         }
-        unsigned req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
-        if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
+        if (flushing) {
             if (event)
                 scan();
             for (size_t i = 0; i < ntrk; i++)
                 drain(&trk[i]);
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
+            syscall(SYS_futex, &flush_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         }
     }
     return NULL;
@@ -331,16 +347,20 @@ void cg_sampler_thread_created(void)
     __atomic_store_n(&rescan, 1, __ATOMIC_RELEASE);
 }
 
-/* Waits (up to 200 ms) until the sampler has drained every ring buffer. */
+/* Wakes the sampler and waits (up to 200 ms) until it has drained every
+ * ring buffer.  futex: no file descriptor, async-signal-safe. */
 void cg_sampler_flush(void)
 {
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || syscall(SYS_gettid) == sampler_tid)
         return;
     unsigned req = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
-    for (int i = 0; i < 200 && (int)(__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) - req) < 0;
-         i++) {
+    syscall(SYS_futex, &flush_req, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    for (int i = 0; i < 200; i++) {
+        unsigned done = __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE);
+        if ((int)(done - req) >= 0)
+            return;
         struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+        syscall(SYS_futex, &flush_done, FUTEX_WAIT_PRIVATE, done, &ts, NULL, 0);
     }
 }
 

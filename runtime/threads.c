@@ -20,6 +20,7 @@ static void on_thread_exit(void *arg)
 {
     (void)arg;
     cg_thread_timer_stop();
+    cg_thread_rec_end();
     cg_samples_thread_exit();
     cg_arcs_thread_exit();
     cg_tls.key_set = 0;
@@ -33,6 +34,10 @@ static void make_key(void)
 void cg_thread_track(void)
 {
     struct cg_tls *t = &cg_tls;
+    /* signal-driven sources count into the thread's record itself; the
+     * sampler thread keeps the records of the threads it samples */
+    if (!cg_event || cg_event->kind == CG_EV_CPU || cg_event->kind == CG_EV_ITIMER)
+        cg_thread_rec_self();
     cg_thread_timer_start();
     if (!t->key_set) {
         pthread_once(&key_once, make_key);

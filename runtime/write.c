@@ -324,8 +324,11 @@ static int write_locked(int final)
         goto out_hist;
     }
     struct out o = {0};
+    struct frozen fz;
+    cg_modules(&fz.nmods);
+    cg_thread_recs(&fz.nthreads);
     if (cg_format == CG_FORMAT_CGPROF)
-        cg_layout_cgprof(&o, &m, &sm, lost);
+        cg_layout_cgprof(&o, &m, &sm, lost, &fz);
     else
         layout_gmon(&o, &m, &h, lost, sm.total);
     o.cap = o.len;
@@ -336,7 +339,7 @@ static int write_locked(int final)
         goto out_hist;
     }
     if (cg_format == CG_FORMAT_CGPROF)
-        cg_layout_cgprof(&o, &m, &sm, lost);
+        cg_layout_cgprof(&o, &m, &sm, lost, &fz);
     else
         layout_gmon(&o, &m, &h, lost, sm.total);
     copy(tmp, name, sizeof tmp - 40);

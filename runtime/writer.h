@@ -24,8 +24,15 @@ struct out {
 void cg_put(struct out *o, const void *p, size_t n) CG_HIDDEN;
 uint64_t cg_sample_rate(uint64_t samples) CG_HIDDEN;
 
+/* How many modules and thread records the file holds: fixed before the
+ * layout runs (twice: to measure, then to fill), since another thread may
+ * add to either meanwhile. */
+struct frozen {
+    unsigned nmods, nthreads;
+};
+
 /* The cgprof profile format (docs/profile-format.md). */
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
-                      uint64_t lost_calls) CG_HIDDEN;
+                      uint64_t lost_calls, const struct frozen *fz) CG_HIDDEN;
 
 #endif

@@ -1,0 +1,109 @@
+/* Per-thread totals: one record per thread the process ever had, with
+ * its samples and, once known, its CPU time.  Records live in one mapped
+ * array and are never removed, so they outlive their threads; a record
+ * is claimed with one atomic increment and filled by its claimer. */
+#include "rt.h"
+
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 65536
+
+static struct cg_thread_rec *recs;
+static unsigned nrecs;   /* atomic: claimed */
+static uint64_t dropped; /* atomic: threads beyond MAX_THREADS */
+
+static struct cg_thread_rec *claim(pid_t tid)
+{
+    if (!__atomic_load_n(&recs, __ATOMIC_ACQUIRE)) {
+        struct cg_thread_rec *p = cg_map(MAX_THREADS * sizeof *p);
+        struct cg_thread_rec *none = NULL;
+        if (!p)
+            return NULL;
+        if (!__atomic_compare_exchange_n(&recs, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            cg_unmap(p, MAX_THREADS * sizeof *p);
+    }
+    unsigned i = __atomic_fetch_add(&nrecs, 1, __ATOMIC_ACQ_REL);
+    if (i >= MAX_THREADS) {
+        __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    recs[i].tid = tid;
+    return &recs[i];
+}
+
+/* The calling thread's record, made on first use. */
+struct cg_thread_rec *cg_thread_rec_self(void)
+{
+    struct cg_tls *t = &cg_tls;
+    if (!t->rec)
+        t->rec = claim((pid_t)syscall(SYS_gettid));
+    return t->rec;
+}
+
+/* The record of thread TID (for the sampler thread): the newest one with
+ * that tid that has not ended, or a new one. */
+struct cg_thread_rec *cg_thread_rec_of(pid_t tid)
+{
+    unsigned n = __atomic_load_n(&nrecs, __ATOMIC_ACQUIRE);
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
+    for (unsigned i = n; recs && i-- > 0;)
+        if (recs[i].tid == tid && !(recs[i].flags & CG_THREAD_ENDED))
+            return &recs[i];
+    return claim(tid);
+}
+
+/* The CPU time of thread TID of this process, in ns (0 if unknown):
+ * Linux's clock id for another thread's CPU clock. */
+static uint64_t thread_cpu_ns(pid_t tid)
+{
+    struct timespec ts;
+    clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6); /* per-thread, scheduler clock */
+    if (clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads a live thread's CPU time into its record; a thread that is gone
+ * keeps the last value read. */
+void cg_thread_rec_refresh(struct cg_thread_rec *r)
+{
+    if (r->flags & CG_THREAD_ENDED)
+        return;
+    uint64_t v = thread_cpu_ns(r->tid);
+    if (v)
+        r->cpu_ns = v;
+}
+
+/* At thread exit: its CPU time, final. */
+void cg_thread_rec_end(void)
+{
+    struct cg_tls *t = &cg_tls;
+    if (!t->rec)
+        return;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        t->rec->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
+    t->rec = NULL;
+}
+
+/* Records so far; the CPU time of live threads is read now. */
+const struct cg_thread_rec *cg_thread_recs(unsigned *n)
+{
+    unsigned k = __atomic_load_n(&nrecs, __ATOMIC_ACQUIRE);
+    *n = k > MAX_THREADS ? MAX_THREADS : k;
+    for (unsigned i = 0; recs && i < *n; i++)
+        cg_thread_rec_refresh(&recs[i]);
+    return recs;
+}
+
+/* In a fork child: only this thread exists, with nothing counted yet. */
+void cg_thread_recs_after_fork(void)
+{
+    nrecs = 0;
+    dropped = 0;
+    cg_tls.rec = NULL;
+}

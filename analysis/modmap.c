@@ -162,7 +162,7 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
                       FILE *warn)
 {
     char err[512], name[1024];
-    const char *mod = m->flags & CGDATA_MOD_VDSO ? "[vdso]" : base_name(m->path);
+    const char *mod = m->flags & CGDATA_MOD_VDSO ? "vdso" : base_name(m->path);
     int main_mod = (m->flags & CGDATA_MOD_MAIN) != 0;
     struct symtab st;
     memset(&st, 0, sizeof st);

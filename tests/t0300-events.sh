@@ -98,6 +98,17 @@ test_expect "library functions are named, with their module" "
     grep -q ' own_work\$' flat && grep -q 'memmove.* \[libc.so.6\]\$' flat
 "
 
+test_expect "time in the vDSO is named; per-thread totals add up" "
+    gcc -O2 -pthread $PROGS/vdso.c -o vdso && rm -f cgprof.data && $CGPROF record ./vdso >/dev/null &&
+    $CGPROF report -b -p --threads >out && cat out &&
+    grep -q 'clock_gettime \[vdso\]\$' out &&
+    awk '\$1 ~ /^[0-9]+\$/ && NF >= 4 && \$4 ~ /[.]/ { n++; s += \$2; c += \$4 }
+         \$NF == \"[vdso]\" || / \[vdso\]\$/ { } END { exit !(n >= 2) }' out &&
+    $CGPROF report --json >j && python3 -c 'import json,sys; d=json.load(open(\"j\")); t=d[\"threads\"];
+assert len(t) >= 2, t; s=sum(x[\"sampled_seconds\"] for x in t); c=sum(x[\"cpu_seconds\"] for x in t);
+assert abs(s - c) <= 0.2 * c + 0.02, (s, c); assert abs(s - d[\"total_seconds\"]) < 0.01, s'
+"
+
 test_expect "a library rebuilt since the profile: the report warns (build-id)" "
     rm -f cgprof.data && $CGPROF record --format cgprof ./mixlib ./plugin.so 1 >/dev/null &&
     cp libwork.so libwork.keep &&

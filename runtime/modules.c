@@ -2,7 +2,7 @@
  * and were mapped, so that a sampled pc can be named by (module, offset).
  *
  * The list is a snapshot taken from dl_iterate_phdr at start-up, every
- * 20 ms by the sampler thread, around every dlclose (interposed), and at a
+ * 100 ms by the sampler thread, around every dlclose (interposed), and at a
  * final write -- never from a signal handler: dl_iterate_phdr takes the
  * loader's lock and is not async-signal-safe.  A module that disappears
  * stays in the list, marked unloaded, so samples taken while it was mapped

@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RING_PAGES 8 /* data pages per thread (plus one header page) */
-#define SCAN_NS    20000000L
+#define RING_PAGES 8          /* data pages per thread (plus one header page) */
+#define SCAN_NS    100000000L /* pthread_create asks for a scan at once */
 
 struct tracked {
     pid_t tid;

@@ -284,10 +284,15 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     }
 }
 
-/* 1 if PATH is a cgprof profile (by its first bytes, not its name). */
+/* 1 if PATH is a cgprof profile (by its first bytes, not its name).  Only
+ * regular files are looked into: peeking at a pipe would eat its start,
+ * so a pipe is read as gmon.out. */
 static int is_cgdata_file(const char *path)
 {
     unsigned char head[8];
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;

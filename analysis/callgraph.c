@@ -222,8 +222,7 @@ static void assign_samples(struct callgraph *g, const struct symtab *st, const s
 /* Exact-pc samples: each goes to the function that holds its pc; a pc in
  * no function is counted in the total only (like a histogram bin outside
  * every symbol). */
-static void assign_pc_samples(struct callgraph *g, const struct symtab *st,
-                              const struct cg_opts *o)
+static void assign_pc_samples(struct callgraph *g, const struct symtab *st, const struct cg_opts *o)
 {
     g->has_hist = 1;
     g->rate = o->pc_rate > 0 ? o->pc_rate : 1;

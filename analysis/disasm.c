@@ -17,6 +17,7 @@
  * without it, and disasm_static_calls then reports it missing.
  */
 #include "disasm.h"
+#include "elffile.h"
 
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -194,6 +195,21 @@ static int scan_elf(Elf *elf, const char *path, const struct symtab *st, const s
     return scan_all(&tx, mode, st, gd, out, err, errsz);
 }
 
+struct scan_ctx {
+    const char *path;
+    const struct symtab *st;
+    const struct gmon_data *gd;
+    struct calls *c;
+    char *err;
+    size_t errsz;
+};
+
+static int scan_cb(Elf *elf, void *ctx)
+{
+    struct scan_ctx *x = ctx;
+    return scan_elf(elf, x->path, x->st, x->gd, x->c, x->err, x->errsz);
+}
+
 int disasm_static_calls(const char *path, const struct symtab *st, const struct gmon_data *gd,
                         struct cg_static_call **out, size_t *n, char *err, size_t errsz)
 {
@@ -204,24 +220,8 @@ int disasm_static_calls(const char *path, const struct symtab *st, const struct 
         snprintf(err, errsz, "-c: built without capstone");
         return -1;
     }
-    if (elf_version(EV_CURRENT) == EV_NONE) {
-        snprintf(err, errsz, "%s: libelf: %s", path, elf_errmsg(-1));
-        return -1;
-    }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(err, errsz, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    int rc = -1;
-    if (!elf || elf_kind(elf) != ELF_K_ELF)
-        snprintf(err, errsz, "%s: not an ELF file", path);
-    else
-        rc = scan_elf(elf, path, st, gd, &c, err, errsz);
-    if (elf)
-        elf_end(elf);
-    close(fd);
+    struct scan_ctx sc = {path, st, gd, &c, err, errsz};
+    int rc = elffile_with(path, scan_cb, &sc, err, errsz);
     if (rc != 0) {
         free(c.v);
         return rc;

@@ -8,6 +8,7 @@
  * "[unknown]", so the flat profile's total is the whole profile.
  */
 #include "modmap.h"
+#include "elffile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,16 +32,15 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* The GNU build-id of an ELF file, or 0 bytes. */
-static size_t file_build_id(const char *path, unsigned char *out, size_t cap)
+struct bid {
+    unsigned char *out;
+    size_t cap, got;
+};
+
+static int find_build_id(Elf *e, void *ctx)
 {
-    size_t got = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    elf_version(EV_CURRENT);
-    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-    for (Elf_Scn *scn = NULL; e && !got && (scn = elf_nextscn(e, scn)) != NULL;) {
+    struct bid *b = ctx;
+    for (Elf_Scn *scn = NULL; !b->got && (scn = elf_nextscn(e, scn)) != NULL;) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
             continue;
@@ -49,17 +49,23 @@ static size_t file_build_id(const char *path, unsigned char *out, size_t cap)
         GElf_Nhdr nh;
         while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
             if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-                memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz <= cap) {
-                memcpy(out, (char *)d->d_buf + desc_off, nh.n_descsz);
-                got = nh.n_descsz;
+                memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz <= b->cap) {
+                memcpy(b->out, (char *)d->d_buf + desc_off, nh.n_descsz);
+                b->got = nh.n_descsz;
                 break;
             }
         }
     }
-    if (e)
-        elf_end(e);
-    close(fd);
-    return got;
+    return 0;
+}
+
+/* The GNU build-id of an ELF file, or 0 bytes. */
+static size_t file_build_id(const char *path, unsigned char *out, size_t cap)
+{
+    struct bid b = {out, cap, 0};
+    char err[256];
+    elffile_with(path, find_build_id, &b, err, sizeof err);
+    return b.got;
 }
 
 /* Separate debug information found by build-id (Debian's -dbg and

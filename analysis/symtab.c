@@ -11,6 +11,7 @@
  * -a does, so their addresses fall to the symbol before them.
  */
 #include "symtab.h"
+#include "elffile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -354,27 +355,25 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz)
     return symtab_load_flags(t, path, 0, err, errsz);
 }
 
+struct load_ctx {
+    struct symtab *t;
+    const char *path;
+    unsigned flags;
+    char *err;
+    size_t errsz;
+};
+
+static int load_cb(Elf *elf, void *ctx)
+{
+    struct load_ctx *c = ctx;
+    return load_elf(c->t, elf, c->path, c->flags, c->err, c->errsz);
+}
+
 int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz)
 {
     memset(t, 0, sizeof *t);
-    if (elf_version(EV_CURRENT) == EV_NONE) {
-        snprintf(err, errsz, "%s: libelf: %s", path, elf_errmsg(-1));
-        return -1;
-    }
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        snprintf(err, errsz, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    int rc = -1;
-    if (!elf || elf_kind(elf) != ELF_K_ELF)
-        snprintf(err, errsz, "%s: not an ELF file", path);
-    else
-        rc = load_elf(t, elf, path, flags, err, errsz);
-    if (elf)
-        elf_end(elf);
-    close(fd);
+    struct load_ctx c = {t, path, flags, err, errsz};
+    int rc = elffile_with(path, load_cb, &c, err, errsz);
     if (rc != 0)
         symtab_free(t);
     return rc;

@@ -279,16 +279,26 @@ static char **gather(const char *arg0, va_list ap, char ***envp)
     return argv;
 }
 
+/* Runs the gathered list through execv (0), execvp (1) or execve (2). */
+static int exec_list(int how, const char *path, const char *arg, va_list ap)
+{
+    char **envp = NULL;
+    char **argv = gather(arg, ap, how == 2 ? &envp : NULL);
+    if (!argv)
+        return -1;
+    int rc = how == 0   ? execv(path, argv)
+             : how == 1 ? execvp(path, argv)
+                        : execve(path, argv, envp);
+    free(argv);
+    return rc;
+}
+
 API int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    char **argv = gather(arg, ap, NULL);
+    int rc = exec_list(0, path, arg, ap);
     va_end(ap);
-    if (!argv)
-        return -1;
-    int rc = execv(path, argv);
-    free(argv);
     return rc;
 }
 
@@ -296,12 +306,8 @@ API int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    char **argv = gather(arg, ap, NULL);
+    int rc = exec_list(1, file, arg, ap);
     va_end(ap);
-    if (!argv)
-        return -1;
-    int rc = execvp(file, argv);
-    free(argv);
     return rc;
 }
 
@@ -309,12 +315,7 @@ API int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    char **envp;
-    char **argv = gather(arg, ap, &envp);
+    int rc = exec_list(2, path, arg, ap);
     va_end(ap);
-    if (!argv)
-        return -1;
-    int rc = execve(path, argv, envp);
-    free(argv);
     return rc;
 }

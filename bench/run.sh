@@ -104,20 +104,29 @@ awk -v a="$rg" -v b="$rc" 'BEGIN {
     printf "  gprof %d ms, cgprof report %d ms (target: no slower than gprof) %s\n\n", a, b, b <= a ? "PASS" : "SLOWER"
 }'
 
-# Threads: the same work per thread on 1 and on 2 threads (2 cores); CPU
-# time per thread stays the same when threads do not contend.
-: >"$W/t1"; : >"$W/t2"
+# Threads: the same work per thread on 1 and on 2 threads (2 cores), call
+# counting only (CGPROF_FREQ=0), against the empty-mcount floor; CPU time
+# per thread stays the same when threads do not contend.  glibc's runtime
+# for contrast (it also drops calls under threads).
+for v in floor cgprof glibc; do : >"$W/t1.$v"; : >"$W/t2.$v"; done
 i=0
 while [ $i -lt "$RUNS" ]; do
-    ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" "$W/fibthreads" 1 35 >>"$W/t1"
-    ms LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/cg-gmon" "$W/fibthreads" 2 35 >>"$W/t2"
+    for t in 1 2; do
+        ms LD_PRELOAD="$W/empty.so" "$W/fibthreads" $t 35 >>"$W/t$t.floor"
+        ms LD_PRELOAD="$LIB" CGPROF_FREQ=0 CGPROF_OUTPUT="$W/cg-gmon" "$W/fibthreads" $t 35 \
+            >>"$W/t$t.cgprof"
+        ms GMON_OUT_PREFIX="$W/glibc-gmon" "$W/fibthreads" $t 35 >>"$W/t$t.glibc"
+    done
     i=$((i + 1))
 done
-t1=$(median <"$W/t1"); t2=$(median <"$W/t2")
-awk -v a="$t1" -v b="$t2" 'BEGIN {
-    printf "threads: fib(35) per thread under cgprof, CPU time per thread:\n"
-    printf "  1 thread %d ms, 2 threads %d ms each: ratio %.2f (1.00 = no contention)\n\n", a, b / 2, b / 2 / a
-}'
+rm -f "$W"/glibc-gmon.*
+echo "threads: fib(35) in each thread, CPU time per thread, 1 thread vs 2 threads:"
+for v in floor cgprof glibc; do
+    awk -v v=$v -v a="$(median <"$W/t1.$v")" -v b="$(median <"$W/t2.$v")" 'BEGIN {
+        printf "  %-7s 1 thread %4d ms, 2 threads %4d ms each: ratio %.2f (1.00 = no contention)\n",
+            v, a, b / 2, b / 2 / a }'
+done
+echo
 
 # Sampling alone: a CPU-bound -pg program with almost no calls, under each
 # event source at 1 kHz, against the same runtime with sampling off (as

@@ -10,7 +10,7 @@ set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 RUNS=${RUNS:-11}
-W=${BENCH_WORK:-$ROOT/bench/work}
+W=${BENCH_OUT:-$ROOT/bench/out}
 mkdir -p "$W"
 LIB=$BUILD/libcgprof.so
 

@@ -3,7 +3,7 @@
 # -pg, running bench/workload.lua: cgprof report prints what gprof prints.
 . "$(dirname "$0")/lib.sh"
 
-SRC=$ROOT/bench/work/lua-src
+SRC=$ROOT/bench/out/lua-src
 if ! sh "$ROOT/bench/fetch-lua.sh" "$SRC" >"$WORK/fetch.log" 2>&1; then
     test_skip "Lua 5.4 side by side" "cannot fetch lua5.4 with apt-get source"
     test_done

@@ -110,7 +110,7 @@ static void fill_tables(struct callgraph *g, const struct cg_opts *o)
 {
     for (size_t i = 0; i < g->nsyms; i++) {
         struct cg_node *n = &g->nodes[i];
-        if (is_default_excluded(n->name))
+        if (is_default_excluded(n->name) || n->is_runtime)
             n->tables |= ALL_EXCL;
         for (size_t k = 0; o && k < o->nspecs; k++)
             if (strcmp(o->specs[k].name, n->name) == 0)
@@ -133,6 +133,7 @@ static int init_nodes(struct callgraph *g, const struct symtab *st, const struct
         init_node(&g->nodes[i], (int)i);
         g->nodes[i].name = st->syms[i].name;
         g->nodes[i].file = st->syms[i].file;
+        g->nodes[i].is_runtime = st->syms[i].is_runtime;
     }
     fill_tables(g, o);
     return 0;

@@ -25,6 +25,7 @@ struct cg_node {
     uint64_t self_calls; /* recursive calls (cycle: calls among members) */
     int print_flag;      /* shown in the call graph */
     int excluded;        /* left out of the flat profile and its time (see cg_selected) */
+    int is_runtime;      /* libcgprof's own code (cgprof profiles): left out like mcount */
     unsigned tables;     /* bit 1 << t for each symbol table t (enum cg_table) naming it */
     int top_order;       /* topological number; members of a cycle share it */
     int cyc_num;         /* cycle number, 0 if on no cycle */

@@ -172,7 +172,10 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     int main_mod = (m->flags & CGDATA_MOD_MAIN) != 0;
     struct symtab st;
     memset(&st, 0, sizeof st);
-    if (load_module_syms(m, flags, &st, err, sizeof err) != 0) {
+    /* libraries: every function name; the executable: gprof's rules */
+    unsigned lflags = main_mod ? flags : flags | SYMTAB_ANY_NAME;
+    int runtime = strncmp(base_name(m->path), "libcgprof.", 10) == 0;
+    if (load_module_syms(m, lflags, &st, err, sizeof err) != 0) {
         fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", m->path, err);
     } else {
         unsigned char bid[64];
@@ -193,6 +196,7 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
                 symtab_free(&st);
                 return -1;
             }
+            b->syms[b->n - 1].is_runtime = runtime;
         }
         symtab_free(&st);
     }

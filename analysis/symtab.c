@@ -63,7 +63,8 @@ static int local_name_ok(const char *name, const char *limit)
 
 /* nm's class of SYM reduced to what gprof keeps: 'T' (global or weak),
  * 't' (local) or 0 (not a function symbol). */
-static int sym_class(Elf *elf, const GElf_Sym *sym, const char *name, const char *limit)
+static int sym_class(Elf *elf, const GElf_Sym *sym, const char *name, const char *limit,
+                     unsigned flags)
 {
     int type = GELF_ST_TYPE(sym->st_info);
     int bind = GELF_ST_BIND(sym->st_info);
@@ -80,7 +81,7 @@ static int sym_class(Elf *elf, const GElf_Sym *sym, const char *name, const char
         return 0;
     if (bind == STB_GLOBAL)
         return 'T';
-    return local_name_ok(name, limit) ? 't' : 0;
+    return (flags & SYMTAB_ANY_NAME) || local_name_ok(name, limit) ? 't' : 0;
 }
 
 static Elf_Scn *find_section(Elf *elf, Elf64_Word type, const char *name)
@@ -230,12 +231,12 @@ static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, unsigned flags, st
         if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
             file = name;
         int inside = limit && name >= (const char *)str->d_buf && name < limit;
-        int cls = sym_class(elf, &sym, name, inside ? limit : name + strlen(name) + 1);
+        int cls = sym_class(elf, &sym, name, inside ? limit : name + strlen(name) + 1, flags);
         int type = GELF_ST_TYPE(sym.st_info);
         if (!cls || (cls == 't' && (flags & SYMTAB_NO_STATIC)))
             continue;
         c[n].s = (struct symtab_sym){
-            sym.st_value, 0, name, NULL, cls == 't', type == STT_FUNC || type == STT_GNU_IFUNC};
+            sym.st_value, 0, name, NULL, cls == 't', type == STT_FUNC || type == STT_GNU_IFUNC, 0};
         if (cls == 't' && with_files && file && file[0] &&
             (ar.r ? has_debug_info(&ar, sym.st_value) : file_in_debug_strings(elf, file)))
             c[n].s.file = base_name(file);

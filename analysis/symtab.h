@@ -14,6 +14,7 @@ struct symtab_sym {
     const char *file; /* source file (base name) of a static function, or NULL */
     int is_static;    /* a local symbol ('t' in nm terms) */
     int is_func;      /* STT_FUNC or STT_GNU_IFUNC */
+    int is_runtime;   /* libcgprof's own code (cgprof profiles): left out like mcount */
 };
 
 /* Symbols sorted by address, one per address (aliases collapsed). */
@@ -30,6 +31,10 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
 /* The same, leaving out some symbols (their addresses then belong to the
  * symbol before them): */
 #define SYMTAB_NO_STATIC 1u /* local symbols (gprof -a) */
+/* Every local function name, not only those gprof takes (it refuses
+ * names like "msort_with_tmp.part.0"): for libraries in a cgprof
+ * profile, where nothing has to match gprof. */
+#define SYMTAB_ANY_NAME 2u
 int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz);
 void symtab_free(struct symtab *t);
 

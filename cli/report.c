@@ -540,6 +540,20 @@ static int run_cgdata(struct report_args *a)
     if (d.unsampled_threads)
         fprintf(stderr, "cgprof report: warning: %llu threads could not be sampled\n",
                 (unsigned long long)d.unsampled_threads);
+    /* the profiler's own call counting is left out, as gprof leaves out
+     * mcount; say how much it was */
+    double all = 0, own = 0;
+    for (size_t i = 0; i < mm.nsamples; i++) {
+        long j = symtab_lookup(&mm.st, mm.samples[i].pc);
+        all += (double)mm.samples[i].count;
+        if (j >= 0 && mm.st.syms[j].is_runtime)
+            own += (double)mm.samples[i].count;
+    }
+    if (own > 0 && !a->json)
+        fprintf(stderr,
+                "cgprof report: note: %.1f%% of the samples were in libcgprof's call counting "
+                "(mcount), left out of the profile as gprof leaves out mcount\n",
+                100 * own / all);
     struct cg_opts pcs;
     memset(&pcs, 0, sizeof pcs);
     pcs.pc_samples = mm.samples;

@@ -95,7 +95,15 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
         flags |= CG_MOD_VDSO;
         path = "[vdso]";
     } else if (!path || !*path) {
-        /* the first object is the executable; its name comes from /proc */
+        /* the first object is the executable; its name comes from /proc,
+         * read once (a profiled program should not see us readlink) */
+        unsigned k = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
+        for (unsigned i = 0; i < k; i++)
+            if ((mods[i].flags & CG_MOD_MAIN) && mods[i].bias == info->dlpi_addr &&
+                mods[i].lo == lo) {
+                mods[i].seen = snapshot_seq;
+                return 0;
+            }
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         exe[n > 0 ? n : 0] = '\0';
         path = exe;

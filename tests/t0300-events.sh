@@ -130,6 +130,14 @@ test_expect "-pg program with --format cgprof: exact call counts in the report" 
     (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1') | sort | diff - got
 "
 
+test_expect "libcgprof's own mcount is left out, and its share said; libc's locals named" "
+    gcc -O2 -pg $ROOT/examples/demo.c -o demo && rm -f cgprof.data && $CGPROF record ./demo >/dev/null &&
+    $CGPROF report -b >out 2>err && cat err &&
+    grep -q 'of the samples were in libcgprof.s call counting' err &&
+    ! grep -q 'libcgprof.so\]' out &&
+    if [ -d /usr/lib/debug/.build-id ]; then grep -q 'msort_with_tmp.* \[libc.so.6\]' out; fi
+"
+
 test_expect "a truncated or corrupted cgprof profile: one clear line, status 1" "
     rm -f cgprof.data && $CGPROF record --format cgprof ./split 1000 >/dev/null &&
     size=\$(wc -c <cgprof.data) &&

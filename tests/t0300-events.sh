@@ -55,8 +55,8 @@ test_expect "an unknown event is refused" "
 "
 
 test_expect "-e wall: sleep ~half the samples, no EINTR, run time within 15%" "
-    s=\$(date +%s%N) && ./sleepy 40 >/dev/null && e=\$(date +%s%N) && base=\$(((e - s) / 1000000)) &&
-    rm -f cgprof.data && s=\$(date +%s%N) && $CGPROF record -e wall --format cgprof ./sleepy 40 &&
+    s=\$(date +%s%N) && ./sleepy 100 >/dev/null && e=\$(date +%s%N) && base=\$(((e - s) / 1000000)) &&
+    rm -f cgprof.data && s=\$(date +%s%N) && $CGPROF record -e wall --format cgprof ./sleepy 100 &&
     e=\$(date +%s%N) && prof=\$(((e - s) / 1000000)) && echo \"run \$base ms, profiled \$prof ms\" &&
     awk -v a=\$prof -v b=\$base 'BEGIN { exit !(a <= b * 1.15) }' &&
     $CGPROF report -b -p >flat && cat flat &&

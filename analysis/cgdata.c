@@ -252,11 +252,33 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
     }
 }
 
+static int parse(struct cgdata *d, const char *path, char *err, size_t errsz);
+
 int cgdata_read(struct cgdata *d, const char *path, char *err, size_t errsz)
 {
     memset(d, 0, sizeof *d);
     if (read_file(path, &d->buf, &d->len, err, errsz) != 0)
         return -1;
+    return parse(d, path, err, errsz);
+}
+
+int cgdata_read_buffer(struct cgdata *d, const char *name, const void *buf, size_t size, char *err,
+                       size_t errsz)
+{
+    memset(d, 0, sizeof *d);
+    d->buf = malloc(size ? size : 1);
+    if (!d->buf) {
+        snprintf(err, errsz, "%s: out of memory", name);
+        return -1;
+    }
+    memcpy(d->buf, buf, size);
+    d->len = size;
+    return parse(d, name, err, errsz);
+}
+
+/* Parses d->buf (d->len bytes), read from PATH. */
+static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
+{
     if (!cgdata_is(d->buf, d->len))
         return fail(err, errsz, path, 0, "not a cgprof profile");
     if (d->len < 16)

@@ -62,8 +62,12 @@ struct cgdata {
 /* 1 if the N bytes at P start a cgprof profile. */
 int cgdata_is(const void *p, size_t n);
 
-/* Reads PATH.  0, or -1 with "PATH: what is wrong (at offset N)" in ERR. */
+/* Reads PATH.  0, or -1 with "PATH: what is wrong (at offset N)" in ERR;
+ * either way cgdata_free(D) afterwards. */
 int cgdata_read(struct cgdata *d, const char *path, char *err, size_t errsz);
+/* The same from SIZE bytes at BUF (copied), named NAME in messages. */
+int cgdata_read_buffer(struct cgdata *d, const char *name, const void *buf, size_t size, char *err,
+                       size_t errsz);
 void cgdata_free(struct cgdata *d);
 
 /* The module with id ID, or NULL. */

@@ -1,13 +1,23 @@
 #!/bin/sh
-# t0240: the gmon.out readers under libFuzzer (ASan+UBSan) for a bounded
-# time, from tests/fuzz/corpus: a crash, leak, timeout or RSS blow-up fails.
+# t0240: the profile readers under libFuzzer (ASan+UBSan) for a bounded
+# time: gmon.out (GNU, BSD) from tests/fuzz/corpus, cgprof profiles from
+# tests/fuzz/corpus-cgdata (made by `cgprof record -o` of tests/progs/calls
+# and /bin/true).  A crash, leak, timeout or RSS blow-up fails.
 # FUZZ_TIME=seconds overrides the default 20.
 . "$(dirname "$0")/lib.sh"
 
 FUZZER=$WORK/fuzz_gmon
 if ! make -s -C "$ROOT" BUILD="$WORK" fuzz >"$WORK/make.log" 2>&1; then
     test_skip "libFuzzer run" "clang cannot build a -fsanitize=fuzzer program here: $(tail -n 1 "$WORK/make.log")"
-    test_done
+    CGFUZZ=$WORK/fuzz_cgdata
+test_expect "cgprof profile reader, libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+    mkdir -p corpus-cg && ASAN_OPTIONS=quarantine_size_mb=64 \
+    $CGFUZZ -max_total_time=${FUZZ_TIME:-20} -rss_limit_mb=512 -timeout=5 -print_final_stats=1 \
+        -artifact_prefix=$WORK/crash-cg- corpus-cg $ROOT/tests/fuzz/corpus-cgdata >fuzzcg.log 2>&1; rc=\$?;
+    grep -E '^stat::number_of_executed_units' fuzzcg.log;
+    if [ \$rc -ne 0 ]; then tail -n 40 fuzzcg.log; ls $WORK/crash-cg-* 2>/dev/null; false; fi
+"
+test_done
     exit 0
 fi
 
@@ -21,5 +31,13 @@ test_expect "libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
         -artifact_prefix=$WORK/crash- corpus $ROOT/tests/fuzz/corpus >fuzz.log 2>&1; rc=\$?;
     grep -E '^stat::number_of_executed_units' fuzz.log;
     if [ \$rc -ne 0 ]; then tail -n 40 fuzz.log; ls $WORK/crash-* 2>/dev/null; false; fi
+"
+CGFUZZ=$WORK/fuzz_cgdata
+test_expect "cgprof profile reader, libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+    mkdir -p corpus-cg && ASAN_OPTIONS=quarantine_size_mb=64 \
+    $CGFUZZ -max_total_time=${FUZZ_TIME:-20} -rss_limit_mb=512 -timeout=5 -print_final_stats=1 \
+        -artifact_prefix=$WORK/crash-cg- corpus-cg $ROOT/tests/fuzz/corpus-cgdata >fuzzcg.log 2>&1; rc=\$?;
+    grep -E '^stat::number_of_executed_units' fuzzcg.log;
+    if [ \$rc -ne 0 ]; then tail -n 40 fuzzcg.log; ls $WORK/crash-cg-* 2>/dev/null; false; fi
 "
 test_done

@@ -16,12 +16,12 @@ struct cg_slot cg_empty_slots[2];
  * thread misses and reaches cg_arc_slow without any test for "new". */
 __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) = {
     .slots = cg_empty_slots,
-    .shift = 63,
+    .bmask = 1 * sizeof(struct cg_slot),
 };
 
 /* The entry stubs (arch/x86_64/mcount.S) read these two fields directly. */
 _Static_assert(offsetof(struct cg_tls, slots) == 0, "mcount.S reads slots at offset 0");
-_Static_assert(offsetof(struct cg_tls, shift) == 8, "mcount.S reads shift at offset 8");
+_Static_assert(offsetof(struct cg_tls, bmask) == 8, "mcount.S reads bmask at offset 8");
 _Static_assert(sizeof(struct cg_slot) == 32, "mcount.S indexes slots by << 5");
 
 int cg_recording = 1;
@@ -36,11 +36,12 @@ uint64_t cg_arcs_lost(void)
 
 /* Points the fast path at the table's current generation.  The slots go
  * first: a fast path interrupted between the two stores would read the
- * old (smaller) shift with the new slots, which stays in bounds. */
+ * old (smaller) mask with the new slots, which stays in bounds. */
 static void tls_publish(struct cg_tls *t, struct cg_table *tb)
 {
     t->slots = tb->gen->slots;
-    t->shift = tb->shift;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->bmask = (tb->gen->nslots - 1) * sizeof(struct cg_slot);
 }
 
 static void arc_count(struct cg_tls *t, uintptr_t from, uintptr_t self)
@@ -128,7 +129,8 @@ void cg_arcs_thread_exit(void)
     struct cg_table *tb = t->table;
     if (!tb)
         return;
-    t->shift = 63;
+    t->bmask = 1 * sizeof(struct cg_slot); /* the mask shrinks first, then the slots */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     t->slots = cg_empty_slots;
     t->table = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

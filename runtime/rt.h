@@ -45,7 +45,6 @@ struct cg_table {
     struct cg_table *next; /* registry list; entries are never removed */
     int in_use;            /* atomic: 1 while a live thread owns it */
     struct cg_gen *gen;    /* current generation (atomic pointer) */
-    unsigned shift;        /* 64 - log2(gen->nslots) */
     uint64_t nkeys;        /* keys in the current generation */
     uint64_t lost;         /* calls not recorded for want of memory */
 };
@@ -61,7 +60,7 @@ struct cg_registry {
  * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
 struct cg_tls {
     struct cg_slot *slots;    /* the current generation's slots */
-    unsigned shift;           /* it has 2^(64-shift) slots */
+    uint64_t bmask;           /* (nslots - 1) * sizeof(struct cg_slot): byte offsets */
     int busy;                 /* inside cg_arc_slow: nested calls go to pending */
     struct cg_table *table;   /* this thread's arcs */
     struct cg_table *samples; /* this thread's samples (SIGPROF handler only) */

@@ -60,17 +60,18 @@ struct cg_table *cg_tables(const struct cg_registry *r)
     return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 }
 
-/* The hash of a key; mcount.S computes the same. */
-static uint64_t slot_of(unsigned shift, uintptr_t from, uintptr_t self)
+/* The home slot of a key among NSLOTS (a power of two); mcount.S computes
+ * the same, as a byte offset: bits 32 and up of the product. */
+static uint64_t slot_of(uint64_t nslots, uintptr_t from, uintptr_t self)
 {
-    return ((from ^ (self << 17)) * CG_HASH_MUL) >> shift;
+    return (((from ^ (self << 17)) * CG_HASH_MUL) >> 32) & (nslots - 1);
 }
 
 /* Places a key in a generation known to have room; returns its slot. */
-static struct cg_slot *slot_place(struct cg_gen *g, unsigned shift, uintptr_t from, uintptr_t self)
+static struct cg_slot *slot_place(struct cg_gen *g, uintptr_t from, uintptr_t self)
 {
     uint64_t mask = g->nslots - 1;
-    uint64_t h = slot_of(shift, from, self);
+    uint64_t h = slot_of(g->nslots, from, self);
     while (g->slots[h].self)
         h = (h + 1) & mask;
     g->slots[h].from = from;
@@ -89,7 +90,6 @@ static int table_grow(struct cg_table *tb, uint64_t nslots)
     if (!g)
         return -1;
     g->nslots = nslots;
-    unsigned shift = 64 - (unsigned)__builtin_ctzll(nslots);
     struct cg_gen *old = tb->gen;
     for (int cls = 64; old && cls >= 0; cls--) {
         for (uint64_t i = 0; i < old->nslots; i++) {
@@ -97,11 +97,10 @@ static int table_grow(struct cg_table *tb, uint64_t nslots)
             uint64_t c = o->count;
             int oc = c ? 64 - __builtin_clzll(c) : 0; /* 0, or 1 + floor(log2 c) */
             if (o->self && oc == cls)
-                slot_place(g, shift, o->from, o->self);
+                slot_place(g, o->from, o->self);
         }
     }
     g->older = old;
-    tb->shift = shift;
     __atomic_store_n(&tb->gen, g, __ATOMIC_RELEASE);
     return 0;
 }
@@ -145,7 +144,7 @@ static struct cg_slot *slot_lookup(struct cg_table *tb, uintptr_t from, uintptr_
 {
     struct cg_gen *g = tb->gen;
     uint64_t mask = g->nslots - 1;
-    for (uint64_t h = slot_of(tb->shift, from, self); g->slots[h].self; h = (h + 1) & mask)
+    for (uint64_t h = slot_of(g->nslots, from, self); g->slots[h].self; h = (h + 1) & mask)
         if (g->slots[h].from == from && g->slots[h].self == self)
             return &g->slots[h];
     return NULL;
@@ -163,7 +162,7 @@ int cg_table_add(struct cg_table *tb, uintptr_t from, uintptr_t self, uint64_t w
             __atomic_add_fetch(&tb->lost, weight, __ATOMIC_RELAXED);
             return -1;
         }
-        sl = slot_place(tb->gen, tb->shift, from, self);
+        sl = slot_place(tb->gen, from, self);
         tb->nkeys++;
     }
     /* one instruction: a signal handler counting into this table from the

@@ -16,13 +16,13 @@
  *
  * Fast path (here, in assembly): hash (frompc, selfpc) the way
  * runtime/arcs.c does, probe the thread's current slot array (struct
- * cg_tls: slots at offset 0, shift at offset 8 -- checked by static
+ * cg_tls: slots at offset 0, bmask at offset 8 -- checked by static
  * assertions in arcs.c), and add one to the slot's count with a single
  * instruction, so that a signal handler on the same thread cannot
- * interleave with it.  The shift is read before the slots pointer: a
+ * interleave with it.  The mask is read before the slots pointer: a
  * signal handler may publish a larger generation between the two reads,
- * and an old shift with new (larger) slots stays in bounds, whereas the
- * reverse would not; the probe mask is derived from the same shift.
+ * and an old mask with new (larger) slots stays in bounds, whereas the
+ * reverse would not.
  *
  * Slow path (cg_arc_slow, in C): a new arc or a new thread.  It may call
  * into libc, so every argument register, xmm0-xmm7 included, is saved
@@ -31,86 +31,69 @@
 
 	.text
 
-/* Hash multiplier, shared with arcs.c (CG_HASH_MUL). */
+/* Hash multiplier, shared with table.c (CG_HASH_MUL). */
 	.section .rodata
 	.p2align 3
 cg_hash_mul:
 	.quad	0x9E3779B97F4A7C15
 	.text
 
-/* FAST from, self, slow: with rax rcx rdx rsi rdi already pushed (5 words),
+/* FAST from, self, slow: with rax rdx rsi rdi already pushed (4 words),
  * looks the arc up and counts it, or jumps to `slow` with nothing pushed.
- * A slot is 32 bytes: from (0), self (8), count (16); self == 0 is empty. */
+ * A slot is 32 bytes: from (0), self (8), count (16); self == 0 is empty.
+ * rax walks the slots as a byte offset: bits 32 and up of the hash,
+ * times 32, masked by bmask = (nslots - 1) * 32 -- which `shr $27` and
+ * `and bmask` give in two instructions, with no shift count register. */
 .macro FAST from, self, slow
 	movq	\from, %rdx
 	movq	\self, %rsi
 	movq	cg_tls@GOTTPOFF(%rip), %r11
-	movl	%fs:8(%r11), %ecx		/* shift, read before the slots */
+	movq	%fs:8(%r11), %rdi		/* bmask, read before the slots */
 	movq	%fs:0(%r11), %r11		/* slots */
 	movq	%rsi, %rax
 	shlq	$17, %rax
 	xorq	%rdx, %rax
 	imulq	cg_hash_mul(%rip), %rax
-	shrq	%cl, %rax			/* h */
-	movq	%rax, %rdi
-	shlq	$5, %rdi
-	addq	%r11, %rdi			/* &slots[h] */
-	cmpq	%rsi, 8(%rdi)
+	shrq	$27, %rax
+	andq	%rdi, %rax			/* byte offset of the home slot */
+	cmpq	%rsi, 8(%r11,%rax)
 	jne	2f
-	cmpq	%rdx, (%rdi)
+	cmpq	%rdx, (%r11,%rax)
 	jne	2f
-1:	addq	$1, 16(%rdi)
+1:	addq	$1, 16(%r11,%rax)
 	popq	%rdi
 	.cfi_adjust_cfa_offset -8
 	popq	%rsi
 	.cfi_adjust_cfa_offset -8
 	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rcx
 	.cfi_adjust_cfa_offset -8
 	popq	%rax
 	.cfi_adjust_cfa_offset -8
 	ret
-	.cfi_adjust_cfa_offset 40
-2:	/* not this slot: probe on, with mask = ~0 >> shift in r8 */
-	pushq	%r8
-	.cfi_adjust_cfa_offset 8
-	movq	$-1, %r8
-	shrq	%cl, %r8
-4:	cmpq	$0, 8(%rdi)			/* empty: a new arc */
-	je	5f
-	addq	$1, %rax
-	andq	%r8, %rax
-	movq	%rax, %rdi
-	shlq	$5, %rdi
-	addq	%r11, %rdi
-	cmpq	%rsi, 8(%rdi)
-	jne	4b
-	cmpq	%rdx, (%rdi)
-	jne	4b
-	popq	%r8
-	.cfi_adjust_cfa_offset -8
+	.cfi_adjust_cfa_offset 32
+2:	/* not this slot: probe on; an empty slot means a new arc */
+	cmpq	$0, 8(%r11,%rax)
+	je	3f
+	addq	$32, %rax
+	andq	%rdi, %rax
+	cmpq	%rsi, 8(%r11,%rax)
+	jne	2b
+	cmpq	%rdx, (%r11,%rax)
+	jne	2b
 	jmp	1b
-	.cfi_adjust_cfa_offset 8
-5:	popq	%r8
-	.cfi_adjust_cfa_offset -8
-	popq	%rdi
+3:	popq	%rdi
 	.cfi_adjust_cfa_offset -8
 	popq	%rsi
 	.cfi_adjust_cfa_offset -8
 	popq	%rdx
-	.cfi_adjust_cfa_offset -8
-	popq	%rcx
 	.cfi_adjust_cfa_offset -8
 	popq	%rax
 	.cfi_adjust_cfa_offset -8
 	jmp	\slow
 .endm
 
-.macro PUSH5
+.macro PUSH4
 	pushq	%rax
-	.cfi_adjust_cfa_offset 8
-	pushq	%rcx
 	.cfi_adjust_cfa_offset 8
 	pushq	%rdx
 	.cfi_adjust_cfa_offset 8
@@ -187,8 +170,8 @@ mcount:
 	.cfi_startproc
 	cmpl	$0, cg_recording(%rip)
 	je	9f
-	PUSH5
-	FAST	8(%rbp), 40(%rsp), .Lmcount_slow
+	PUSH4
+	FAST	8(%rbp), 32(%rsp), .Lmcount_slow
 .Lmcount_slow:
 	pushq	%rdi
 	.cfi_adjust_cfa_offset 8
@@ -213,8 +196,8 @@ __fentry__:
 	.cfi_startproc
 	cmpl	$0, cg_recording(%rip)
 	je	9f
-	PUSH5
-	FAST	48(%rsp), 40(%rsp), .Lfentry_slow
+	PUSH4
+	FAST	40(%rsp), 32(%rsp), .Lfentry_slow
 .Lfentry_slow:
 	pushq	%rdi
 	.cfi_adjust_cfa_offset 8

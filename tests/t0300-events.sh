@@ -20,8 +20,10 @@ near() {
         if (d > p) { print a " is not within " p " points of " b; exit 1 } }'
 }
 # split_check EVENT N: f60/f30/f10 shares within 3 points of the truth the
-# program measured itself (N sets the work: itimer gets only ~250 samples a
-# second from a 250 Hz kernel, so it runs longer for as many samples)
+# program measured itself.  N sets the work: cpu and itimer take a sample
+# per kernel tick (250 Hz here; cpu weights it by the periods it covers),
+# so they run three times longer than cpu-clock's true 1 kHz for as many
+# independent samples.
 split_check() {
     rm -f cgprof.data &&
     $CGPROF record -e "$1" --format cgprof ./split "$2" >truth &&
@@ -33,7 +35,7 @@ split_check() {
     done
 }
 
-for ev in cpu:1000000 itimer:3000000 cpu-clock:1000000; do
+for ev in cpu:3000000 itimer:3000000 cpu-clock:1000000; do
     test_expect "-e ${ev%:*}, no -pg: 60/30/10 split within 3 points of the truth" \
         "split_check ${ev%:*} ${ev#*:}"
 done

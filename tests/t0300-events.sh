@@ -81,10 +81,11 @@ module_shares() {
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$WORK/probe.data" true 2>/dev/null; then
     test_skip "shares across libraries against perf" "no perf, or perf cannot record here"
 else
+    # cpu-clock, a true 1 kHz like perf's own: as many samples as perf takes
     test_expect "executable, linked and dlopen'ed libraries, libc: within 4 points of perf" "
-        rm -f cgprof.data && $CGPROF record --format cgprof ./mixlib ./plugin.so 6 >/dev/null &&
+        rm -f cgprof.data && $CGPROF record -e cpu-clock ./mixlib ./plugin.so 10 >/dev/null &&
         $CGPROF report -b -p | module_shares >ours &&
-        perf record -q -e cpu-clock -o p.data ./mixlib ./plugin.so 6 >/dev/null 2>&1 &&
+        perf record -q -e cpu-clock -o p.data ./mixlib ./plugin.so 10 >/dev/null 2>&1 &&
         perf report -i p.data --stdio --sort dso 2>/dev/null |
             awk '\$1 ~ /%\$/ && \$2 !~ /kernel/ { v = \$1; sub(/%/, \"\", v); print \$2, v }' >perfs &&
         total=\$(awk '{ s += \$2 } END { print s }' perfs) && cat ours perfs &&

@@ -13,15 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static char dir[] = "/tmp/cgprof-gmonw-XXXXXX";
 

@@ -105,7 +105,12 @@ static void output_name(char *buf, size_t cap)
     const char *pid = cg_utoa((uint64_t)getpid(), num + sizeof num);
     const char *dflt = cg_format == CG_FORMAT_CGPROF ? "cgprof.data" : "gmon.out";
     const char *base = out_path[0] ? out_path : out_prefix[0] ? out_prefix : dflt;
-    int add_pid = out_prefix[0] && !out_path[0] ? 1 : is_child;
+    /* a forked child, and in the cgprof format any process cgprof record
+     * did not start itself (a -pg program run by a script), gets a file of
+     * its own, so no process overwrites another's profile */
+    int add_pid = out_prefix[0] && !out_path[0]   ? 1
+                  : cg_format == CG_FORMAT_CGPROF ? is_child || !cg_is_root
+                                                  : is_child;
     copy(buf, base, cap);
     if (add_pid) {
         size_t n = strlen(buf);

@@ -23,6 +23,12 @@ test_expect "record writes cgprof.data by default; report reads it with no argum
     grep -q '^a b 100\$' got && grep -q '^main a 10\$' got
 "
 
+test_expect "a -pg program started by the recorded one writes cgprof.data.PID" "
+    rm -f cgprof.data* && $CGPROF record sh -c './calls >/dev/null; echo \$! >/dev/null; true' &&
+    test -f cgprof.data && ls cgprof.data.* >files && test \$(wc -l <files) -eq 1 &&
+    $CGPROF report -b -q \$(cat files) | awk -f $ROOT/tests/arcs.awk | grep -q '^a b 100\$'
+"
+
 test_expect "record passes the exit status through" "
     $CGPROF record ./proc threadexit; test \$? -eq 3
 "

@@ -13,7 +13,7 @@
 
 static const unsigned char magic[8] = {0x89, 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
 
-enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE, TAG_THREADS };
+enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE, TAG_THREADS, TAG_STACKS };
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -200,6 +200,34 @@ static int read_threads(struct cgdata *d, struct cur *c)
     return c->bad ? -1 : 0;
 }
 
+/* STACKS: the call-path tree, each node after its parent. */
+static int read_stacks(struct cgdata *d, struct cur *c)
+{
+    uint32_t version = get32(c);
+    get32(c);
+    uint64_t n = get64(c);
+    uint64_t limit = get64(c), cut = get64(c);
+    if (c->bad || version != 1 || d->has_stacks || n > (uint64_t)(c->end - c->p) / 24 ||
+        n >= CGDATA_NO_PARENT)
+        return -1;
+    d->stacks = malloc((n + 1) * sizeof *d->stacks);
+    if (!d->stacks)
+        return -1;
+    d->has_stacks = 1;
+    d->stack_depth_limit = limit;
+    d->stacks_cut = cut;
+    for (uint64_t i = 0; i < n; i++) {
+        struct cgdata_stack_node *x = &d->stacks[d->nstacks++];
+        x->parent = get32(c);
+        x->module = get32(c);
+        x->addr = get64(c);
+        x->count = get64(c);
+        if (x->parent != CGDATA_NO_PARENT && x->parent >= i)
+            return -1;
+    }
+    return c->bad ? -1 : 0;
+}
+
 static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_info)
 {
     switch (tag) {
@@ -226,6 +254,8 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         return read_arcs(d, c);
     case TAG_THREADS:
         return read_threads(d, c);
+    case TAG_STACKS:
+        return read_stacks(d, c);
     case TAG_TOTALS:
         d->total_samples = get64(c);
         d->lost_samples = get64(c);
@@ -315,6 +345,12 @@ static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
         if (d->samples[i].module != CGDATA_NO_MODULE && !cgdata_module(d, d->samples[i].module))
             return fail(err, errsz, path, 0, "a sample names module %u, which the file lacks",
                         d->samples[i].module);
+    for (size_t i = 0; i < d->nstacks; i++) {
+        uint32_t m = d->stacks[i].module;
+        if (m != CGDATA_NO_MODULE && m != CGDATA_CUT_MODULE && !cgdata_module(d, m))
+            return fail(err, errsz, path, 0, "a stack frame names module %u, which the file lacks",
+                        m);
+    }
     return 0;
 }
 
@@ -326,6 +362,7 @@ void cgdata_free(struct cgdata *d)
     free(d->samples);
     free(d->arcs);
     free(d->threads);
+    free(d->stacks);
     free(d->buf);
     memset(d, 0, sizeof *d);
 }

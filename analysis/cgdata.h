@@ -34,6 +34,20 @@ struct cgdata_arc {
     uint64_t count;
 };
 
+/* One node of the call-path tree (STACKS record): a frame, its caller
+ * (parent, an earlier node; CGDATA_NO_PARENT for an outermost frame) and
+ * the samples whose stack ends here (the leaf).  The leaf's address is the
+ * sampled pc; a caller frame's is its return address minus one, so it lies
+ * inside the call instruction and names the calling function and line. */
+#define CGDATA_NO_PARENT  UINT32_MAX
+#define CGDATA_CUT_MODULE (UINT32_MAX - 1) /* the frames beyond the depth limit */
+struct cgdata_stack_node {
+    uint32_t parent;
+    uint32_t module;
+    uint64_t addr;
+    uint64_t count;
+};
+
 /* One thread's totals: samples taken in it and its CPU time. */
 struct cgdata_thread {
     uint32_t tid;
@@ -56,6 +70,10 @@ struct cgdata {
     size_t narcs;
     struct cgdata_thread *threads;
     size_t nthreads;
+    struct cgdata_stack_node *stacks; /* NULL: no STACKS record */
+    size_t nstacks;
+    int has_stacks;
+    uint64_t stack_depth_limit, stacks_cut; /* frames kept at most; samples cut there */
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
 };
 

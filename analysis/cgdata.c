@@ -13,7 +13,16 @@
 
 static const unsigned char magic[8] = {0x89, 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
 
-enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE, TAG_THREADS, TAG_STACKS };
+enum {
+    TAG_INFO = 1,
+    TAG_MODULE,
+    TAG_SAMPLES,
+    TAG_ARCS,
+    TAG_TOTALS,
+    TAG_IMAGE,
+    TAG_THREADS,
+    TAG_STACKS
+};
 
 int cgdata_is(const void *p, size_t n)
 {

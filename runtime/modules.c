@@ -134,6 +134,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     for (unsigned i = 0; i < n; i++)
         if (same(&mods[i], path, info->dlpi_addr, lo)) {
             mods[i].seen = snapshot_seq;
+            /* loaded again where it was (dlopen after dlclose) */
+            __atomic_and_fetch(&mods[i].flags, ~CG_MOD_UNLOADED, __ATOMIC_RELAXED);
             return 0;
         }
     if (n == MAX_MODULES)

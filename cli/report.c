@@ -503,11 +503,16 @@ static int stack_calls(const struct cgdata *cd, const struct symtab *st, struct 
     uint64_t sampled = 0;
     for (size_t i = 0; i < cd->nsamples; i++)
         sampled += cd->samples[i].count;
-    if (sampled != stk->samples)
+    if (cd->stacks_lost)
+        fprintf(stderr,
+                "cgprof report: warning: %llu samples have no stack (the runtime ran out of "
+                "memory); the call graph's times leave them out\n",
+                (unsigned long long)cd->stacks_lost);
+    if (sampled != stk->samples + cd->stacks_lost)
         fprintf(stderr,
                 "cgprof report: warning: the stacks hold %llu samples but the profile %llu; "
                 "measured times may be off\n",
-                (unsigned long long)stk->samples, (unsigned long long)sampled);
+                (unsigned long long)(stk->samples + cd->stacks_lost), (unsigned long long)sampled);
     if (cd->stacks_cut)
         fprintf(stderr,
                 "cgprof report: note: %llu samples had stacks deeper than %llu frames; their "

@@ -265,6 +265,7 @@ int main(int argc, char **argv)
         put64(nnodes);
         put64(depth);
         put64(cut);
+        put64(0); /* lost */
         for (size_t i = 0; i < nnodes; i++) {
             put32(nodes[i].parent);
             put32(nodes[i].mod);

@@ -127,12 +127,27 @@ int stacks_prepare(struct stacks *s, const struct cgdata *d, const struct symtab
     s->n = d->nstacks;
     s->fn = malloc((s->n ? s->n : 1) * sizeof *s->fn);
     s->skip = calloc(s->n ? s->n : 1, 1);
-    if (!s->fn || !s->skip || s->n > INT32_MAX) {
+    uint32_t *depth = malloc((s->n ? s->n : 1) * sizeof *depth);
+    if (!s->fn || !s->skip || !depth || s->n > INT32_MAX) {
+        free(depth);
         snprintf(err, errsz, "out of memory reading the stacks");
         return -1;
     }
+    /* every walk below is as long as a stack: a stack longer than the
+     * depth limit (and its cut marker) is a corrupt file, refused rather
+     * than walked at quadratic cost */
+    uint64_t limit = (d->stack_depth_limit > 1024 ? d->stack_depth_limit : 1024) + 1;
     for (size_t i = 0; i < s->n; i++) {
         const struct cgdata_stack_node *x = &d->stacks[i];
+        depth[i] = x->parent == NO_NODE ? 1 : depth[x->parent] + 1;
+        if (depth[i] > limit) {
+            free(depth);
+            snprintf(err, errsz,
+                     "a stack of more than %llu frames, beyond the depth limit: the profile is "
+                     "corrupt",
+                     (unsigned long long)limit);
+            return -1;
+        }
         if (__builtin_add_overflow(s->samples, x->count, &s->samples)) {
             snprintf(err, errsz,
                      "the stacks' sample counts add up to more than 2^64: the "
@@ -144,6 +159,7 @@ int stacks_prepare(struct stacks *s, const struct cgdata *d, const struct symtab
             s->fn[i] = symtab_lookup(st, modmap_pc(d, x->module, x->addr));
         s->skip[i] = s->fn[i] < 0 || st->syms[s->fn[i]].is_runtime;
     }
+    free(depth);
     if (collect_calls(s) != 0) {
         snprintf(err, errsz, "out of memory reading the stacks");
         return -1;

@@ -487,12 +487,12 @@ static void print_threads(const struct cgdata *d, double rate)
  * NULL (times measured), adds the calls they show to O; says how many
  * samples had their stacks cut and whether the stacks disagree with the
  * samples.  0, or 1 after a message. */
-static int stack_calls(const struct cgdata *cd, const struct symtab *st, struct stacks *stk,
-                       struct cg_opts *o)
+static int stack_calls(const char *file, const struct cgdata *cd, const struct symtab *st,
+                       struct stacks *stk, struct cg_opts *o)
 {
     char err[ERR_LEN];
     if (stacks_prepare(stk, cd, st, err, sizeof err) != 0) {
-        fprintf(stderr, "cgprof report: %s\n", err);
+        fprintf(stderr, "cgprof report: %s: %s\n", file, err);
         stacks_free(stk);
         return 1;
     }
@@ -547,7 +547,8 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     if (a->static_calls && find_static_calls(a, st, gd, &o) != 0)
         return 1;
     struct stacks stk;
-    if (has_stacks && stack_calls(cd, st, &stk, measured ? &o : NULL) != 0)
+    if (has_stacks && stack_calls(a->ngmons ? a->gmons[0] : "cgprof.data", cd, st, &stk,
+                                  measured ? &o : NULL) != 0)
         return 1;
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);

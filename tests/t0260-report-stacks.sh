@@ -189,6 +189,14 @@ assert d[\"stacks\"][\"cut_samples\"] == 5 and d[\"stacks\"][\"depth_limit\"] ==
 '
 "
 
+test_expect "a stack deeper than the depth limit: the file is refused in one line" "
+    (grep -v '^stack' spec && printf 'stack 1' &&
+        for i in \$(seq 1100); do printf ' fact'; done && echo ' main') >deep.spec &&
+    ./stackgen deep.data <deep.spec &&
+    $CGPROF report deep.data >out 2>err; test \$? -eq 1 && cat err &&
+    test \$(wc -l <err) -eq 1 && grep -q 'deep.data: a stack of more than 1025 frames' err
+"
+
 test_expect "--propagate with another value: usage error, one line" "
     $CGPROF report --propagate=bogus s.data >out 2>err; test \$? -eq 2 &&
     test \$(wc -l <err) -eq 1 && grep -q bogus err && test ! -s out

@@ -97,10 +97,10 @@ static uint32_t child(uint32_t parent, uint32_t mod, uint64_t addr)
 
 static void add_stack(char *rest)
 {
-    char *tok[256];
+    static char *tok[4096];
     int n = 0;
     uint64_t count = strtoull(strtok(rest, " \t\n"), NULL, 10);
-    for (char *t; n < 256 && (t = strtok(NULL, " \t\n"));)
+    for (char *t; n < 4096 && (t = strtok(NULL, " \t\n"));)
         tok[n++] = t;
     uint32_t at = NO_PAR;
     int k = n - 1;
@@ -122,7 +122,7 @@ static void add_stack(char *rest)
 
 static void parse(FILE *in)
 {
-    char line[4096];
+    static char line[1 << 16];
     while (fgets(line, sizeof line, in)) {
         char *p = line + strspn(line, " \t");
         if (*p == '#' || *p == '\n' || *p == '\0')

@@ -18,6 +18,7 @@
  *   sleep    napper(): 200 x usleep(2000) (for -e wall), then the split
  * SCALE multiplies the work (default 1: about 3 s of CPU for "all").
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

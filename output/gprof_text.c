@@ -406,6 +406,17 @@ static size_t sort_members(const struct callgraph *g, const struct cg_node *h, i
     return n;
 }
 
+/* The calls of a cycle or of one of its members; blank, with measured
+ * times, when no call was counted (a cycle found in the stacks of code
+ * without -pg), rather than an invented 0. */
+static void print_cycle_calls(struct pr *p, const struct cg_node *n)
+{
+    if (p->g->measured && n->ncalls + n->self_calls == 0)
+        fprintf(p->out, " %7.7s %7.7s", "", "");
+    else
+        print_calls(p, n, "");
+}
+
 static void print_cycle(struct pr *p, const struct cg_node *h, double print_time, int *buf)
 {
     char idx[32];
@@ -414,14 +425,14 @@ static void print_cycle(struct pr *p, const struct cg_node *h, double print_time
     fprintf(p->out, "%-6.6s %5.1f %7.2f %*.2f", idx,
             100 * (h->prop_self + h->prop_child) / print_time, h->prop_self / hz, p->cw,
             h->prop_child / hz);
-    print_calls(p, h, "");
+    print_cycle_calls(p, h);
     fprintf(p->out, " <cycle %d as a whole> [%d]\n", h->cyc_num, h->index);
     size_t n = sort_members(p->g, h, buf);
     for (size_t i = 0; i < n; i++) {
         const struct cg_node *m = &p->g->nodes[buf[i]];
         fprintf(p->out, "%6.6s %5.5s %7.2f %*.2f", "", "", m->prop_self / hz, p->cw,
                 m->prop_child / hz);
-        print_calls(p, m, "");
+        print_cycle_calls(p, m);
         fputs("     ", p->out);
         print_name(p, m);
         fputc('\n', p->out);

@@ -2,14 +2,15 @@
 # t0261: times measured from the runtime's sampled stacks match the truth
 # of programs built to know it (tests/progs/stacks.c): a callee whose
 # caller split is 10/90 by construction, a comparator called through
-# libc's qsort, mutual recursion, threads, a dlopen'ed library and a sleep
-# in libc under -e wall (charged to its caller; the share of wall samples
-# depends on the machine's load, so only where it goes is checked).  Split
-# within +-0.03 of the truth; inclusive time
-# within +-3 points of the share the program measures itself (its phases'
-# CPU or real time).  perf record --call-graph dwarf, run on the same
-# program, agrees within a few points.  Each run samples 1,600 or more
-# times where a split is measured, so 0.03 is 4 standard deviations.
+# libc's qsort, mutual recursion, threads, a dlopen'ed library, the same
+# program built without -pg (no counts at all) and a sleep in libc under
+# -e wall (charged to its caller; the share of wall samples depends on the
+# machine's load, so only where it goes is checked).  Split within +-0.03
+# of the truth; inclusive time within +-3 points of the share the program
+# measures itself (its phases' CPU time).  perf record --call-graph dwarf,
+# run on the same program, agrees within a few points.  Each run samples
+# 1,600 or more times where a split is measured, so 0.03 is 4 standard
+# deviations.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || { test_skip "t0261" "no python3"; test_done; exit; }
@@ -103,6 +104,22 @@ near('napper asleep in usleep', under('napper', 'usleep [libc.so.6]') / incl('na
     $CGPROF report -b wall.data >wall.txt &&
     awk -v RS='-----------------------------------------------\n' '/\n\[[0-9]+\][^\n]* usleep \[libc.so.6\] \[/' wall.txt >entry &&
     cat entry && grep -E '^ +[0-9.]+ +[0-9.]+ +napper \[' entry && ! grep spontaneous entry
+"
+
+test_expect "a program built without -pg: a call graph from the stacks alone, no count invented" "
+    gcc -O2 $PROGS/stacks.c -o st_nopg -ldl -lpthread &&
+    $CGPROF record -o nopg.data ./st_nopg >nopg.phases &&
+    $CGPROF report --json nopg.data >nopg.json &&
+    check nopg.json nopg.phases \"
+near('dear share of mid', split('dear', 'cheap', 'mid'), 0.9, 0.03)
+counted = [a for a in d['arcs'] if a.get('counted', True)]
+print('arcs with a count:', counted)
+if counted: bad.append('counted arcs')
+\" &&
+    $CGPROF report -b nopg.data >nopg.txt &&
+    grep -E '^\[[0-9]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+ +mid \[' nopg.txt &&
+    awk -f $ROOT/tests/arcs.awk nopg.txt >arcs && test ! -s arcs &&
+    grep -E '^\[[0-9]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+ +<cycle 1 as a whole> \[' nopg.txt
 "
 
 if ! command -v perf >/dev/null; then

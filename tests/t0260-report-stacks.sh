@@ -189,6 +189,14 @@ assert d[\"stacks\"][\"cut_samples\"] == 5 and d[\"stacks\"][\"depth_limit\"] ==
 '
 "
 
+test_expect "samples without a stack: said, and left out of the measured times only" "
+    (cat spec && echo 'lost 7 cheap') >lost.spec && ./stackgen lost.data <lost.spec &&
+    $CGPROF report -b lost.data >out 2>err && cat err &&
+    grep -q 'warning: 7 samples have no stack' err && ! grep -q 'stacks hold' err &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +0\.01 +100 +0\.12 +0\.22 +cheap\$' out &&
+    grep -E '^\[[0-9]+\] +98\.2 +0\.01 +0\.26 +main \[' out
+"
+
 test_expect "a stack deeper than the depth limit: the file is refused in one line" "
     (grep -v '^stack' spec && printf 'stack 1' &&
         for i in \$(seq 1100); do printf ' fact'; done && echo ' main') >deep.spec &&

@@ -48,6 +48,13 @@ test_expect "the runtime records stacks" "
     python3 -c 'import json; d = json.load(open(\"all.json\")); assert d[\"times\"] == \"measured\" and d[\"stacks\"][\"nodes\"]'
 "
 
+test_expect "record --no-stacks: gprof's estimate, as before stacks" "
+    $CGPROF record --no-stacks -o flat.data ./st all 0.05 >/dev/null &&
+    $CGPROF report --json flat.data >flat.json &&
+    python3 -c 'import json; d = json.load(open(\"flat.json\")); assert d[\"times\"] == \"estimated\" and \"stacks\" not in d' &&
+    $CGPROF report flat.data >flat.txt && ! grep -q 'Times measured from' flat.txt
+"
+
 test_expect "10/90 caller split measured within 0.03" "
     check all.json all.phases \"near('dear share of mid', split('dear', 'cheap', 'mid'), 0.9, 0.03)\"
 "

@@ -14,6 +14,8 @@
  *                                 first; "cut" marks frames dropped at the
  *                                 depth limit
  *   depth N                       the depth limit written in STACKS
+ *   lost N FRAME                  N samples at FRAME whose stack was not
+ *                                 kept: in SAMPLES, counted as lost in STACKS
  * A FRAME or arc end is NAME (module 1) or ID:NAME.  Each frame's address
  * is 1 byte into the function; the leaf's pc is the sample's.  SAMPLES
  * holds the leaves' counts, so STACKS and SAMPLES agree; with nostacks the
@@ -57,7 +59,9 @@ static struct node nodes[MAXN];
 static size_t nnodes;
 static struct arc arcs[MAXN];
 static size_t narcs;
-static uint64_t rate = 1000, depth = 1024, cut;
+static uint64_t rate = 1000, depth = 1024, cut, lost;
+static uint32_t lost_mod;
+static uint64_t lost_addr;
 
 static void die(const char *what, const char *arg)
 {
@@ -152,6 +156,11 @@ static void parse(FILE *in)
             resolve(from, &a->fm, &a->fa);
             resolve(to, &a->tm, &a->ta);
             a->ta--; /* a callee's arc end is its entry */
+        } else if (strcmp(word, "lost") == 0) {
+            char at[160];
+            if (sscanf(rest, "%lu %159s", &lost, at) != 2)
+                die("bad lost line", rest);
+            resolve(at, &lost_mod, &lost_addr);
         } else if (strcmp(word, "stack") == 0) {
             add_stack(rest);
         } else {
@@ -236,8 +245,15 @@ int main(int argc, char **argv)
             nleaves++;
             total += nodes[i].count;
         }
-    r = begin(3); /* SAMPLES: one per leaf */
-    put64(nleaves);
+    r = begin(3); /* SAMPLES: one per leaf, and the lost ones */
+    put64(nleaves + (lost ? 1 : 0));
+    if (lost) {
+        put32(lost_mod);
+        put32(0);
+        put64(lost_addr);
+        put64(lost);
+        total += lost;
+    }
     for (size_t i = 0; i < nnodes; i++)
         if (nodes[i].count) {
             put32(nodes[i].mod == CUT_MOD ? 0xFFFFFFFFu : nodes[i].mod);
@@ -265,7 +281,7 @@ int main(int argc, char **argv)
         put64(nnodes);
         put64(depth);
         put64(cut);
-        put64(0); /* lost */
+        put64(lost);
         for (size_t i = 0; i < nnodes; i++) {
             put32(nodes[i].parent);
             put32(nodes[i].mod);

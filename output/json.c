@@ -43,6 +43,18 @@ static int listed(const struct callgraph *g, size_t i)
                             n->first_child != CG_NONE || n->first_parent != CG_NONE);
 }
 
+/* A function called only along arcs seen in stacks: its calls are not
+ * known (code built without -pg), so none are printed. */
+static int calls_unknown(const struct callgraph *g, const struct cg_node *n)
+{
+    if (n->ncalls || n->self_calls)
+        return 0;
+    for (int a = n->first_parent; a != CG_NONE; a = g->arcs[a].next_parent)
+        if (g->arcs[a].uncounted)
+            return 1;
+    return 0;
+}
+
 static void print_functions(FILE *out, const struct callgraph *g)
 {
     int first = 1;
@@ -59,8 +71,11 @@ static void print_functions(FILE *out, const struct callgraph *g)
             fputs(", \"file\": ", out);
             put_string(out, n->file);
         }
-        fprintf(out, ", \"index\": %d, \"calls\": %llu, \"self_calls\": %llu", n->index,
-                (unsigned long long)n->ncalls, (unsigned long long)n->self_calls);
+        if (calls_unknown(g, n))
+            fprintf(out, ", \"index\": %d, \"counted\": false", n->index);
+        else
+            fprintf(out, ", \"index\": %d, \"calls\": %llu, \"self_calls\": %llu", n->index,
+                    (unsigned long long)n->ncalls, (unsigned long long)n->self_calls);
         fputs(", \"self_seconds\": ", out);
         put_seconds(out, n->self_time, g->rate);
         fputs(", \"child_seconds\": ", out);
@@ -81,10 +96,12 @@ static void print_cycles(FILE *out, const struct callgraph *g)
     fputs("  \"cycles\": [", out);
     for (size_t c = 0; c < g->ncycles; c++) {
         const struct cg_node *h = &g->nodes[g->nsyms + c];
-        fprintf(out,
-                "%s\n    {\"number\": %d, \"index\": %d, \"calls\": %llu, \"internal_calls\": %llu",
-                c ? "," : "", h->cyc_num, h->index, (unsigned long long)h->ncalls,
-                (unsigned long long)h->self_calls);
+        fprintf(out, "%s\n    {\"number\": %d, \"index\": %d", c ? "," : "", h->cyc_num, h->index);
+        if (h->ncalls + h->self_calls == 0 && g->measured) /* a cycle of code without -pg */
+            fputs(", \"counted\": false", out);
+        else
+            fprintf(out, ", \"calls\": %llu, \"internal_calls\": %llu",
+                    (unsigned long long)h->ncalls, (unsigned long long)h->self_calls);
         fputs(", \"self_seconds\": ", out);
         put_seconds(out, h->self_time, g->rate);
         fputs(", \"child_seconds\": ", out);

@@ -122,6 +122,7 @@ near('dear share of mid', split('dear', 'cheap', 'mid'), 0.9, 0.03)
 counted = [a for a in d['arcs'] if a.get('counted', True)]
 print('arcs with a count:', counted)
 if counted: bad.append('counted arcs')
+if any('calls' in c or c.get('counted') is not False for c in d['cycles']): bad.append('cycle calls')
 \" &&
     $CGPROF report -b nopg.data >nopg.txt &&
     grep -E '^\[[0-9]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+ +mid \[' nopg.txt &&

@@ -267,7 +267,7 @@ static int add_arc(struct callgraph *g, int parent, int child, uint64_t count, s
     }
     a = (int)g->narcs++;
     g->arcs[a] = (struct cg_arc){
-        parent, child, count, 0, 0, g->nodes[parent].first_child, g->nodes[child].first_parent};
+        parent, child, count, 0, 0, g->nodes[parent].first_child, g->nodes[child].first_parent, 0};
     g->nodes[parent].first_child = a;
     g->nodes[child].first_parent = a;
     return 0;
@@ -281,6 +281,43 @@ static int arc_excluded(const struct callgraph *g, const struct cg_opts *o, long
         if ((!o->excl_arcs[k].from || strcmp(o->excl_arcs[k].from, g->nodes[p].name) == 0) &&
             (!o->excl_arcs[k].to || strcmp(o->excl_arcs[k].to, g->nodes[c].name) == 0))
             return 1;
+    return 0;
+}
+
+/* An arc seen only in sampled stacks goes last in both lists, after the
+ * counted ones, so the traversal below meets counted arcs in gprof's
+ * order and a profile whose stacks add nothing numbers its cycles as
+ * gprof does. */
+static void append_arc(struct callgraph *g, int a)
+{
+    int *link = &g->nodes[g->arcs[a].parent].first_child;
+    while (*link != CG_NONE)
+        link = &g->arcs[*link].next_child;
+    *link = a;
+    link = &g->nodes[g->arcs[a].child].first_parent;
+    while (*link != CG_NONE)
+        link = &g->arcs[*link].next_parent;
+    *link = a;
+}
+
+static int add_stack_arc(struct callgraph *g, const struct cg_opts *o,
+                         const struct cg_static_call *sc, size_t *cap)
+{
+    if (sc->caller < 0 || (size_t)sc->caller >= g->nsyms || sc->callee < 0 ||
+        (size_t)sc->callee >= g->nsyms || arc_excluded(g, o, sc->caller, sc->callee) ||
+        find_arc(g, sc->caller, sc->callee) != CG_NONE)
+        return 0;
+    if (g->narcs == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        struct cg_arc *n = realloc(g->arcs, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        g->arcs = n;
+        *cap = ncap;
+    }
+    int a = (int)g->narcs++;
+    g->arcs[a] = (struct cg_arc){sc->caller, sc->callee, 0, 0, 0, CG_NONE, CG_NONE, 1};
+    append_arc(g, a);
     return 0;
 }
 
@@ -305,6 +342,9 @@ static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct
         if (add_arc(g, sc->caller, sc->callee, 0, &cap) != 0)
             return -1;
     }
+    for (size_t i = 0; o && i < o->nstack_calls; i++)
+        if (add_stack_arc(g, o, &o->stack_calls[i], &cap) != 0)
+            return -1;
     return 0;
 }
 
@@ -636,6 +676,7 @@ static int propagate(struct callgraph *g)
 static int order_by_total(struct callgraph *g)
 {
     size_t n = g->nsyms + g->ncycles;
+    free(g->by_total);
     g->by_total = malloc((n ? n : 1) * sizeof *g->by_total);
     if (!g->by_total)
         return -1;
@@ -645,6 +686,11 @@ static int order_by_total(struct callgraph *g)
     for (size_t i = 0; i < n; i++)
         g->nodes[g->by_total[i]].index = (int)i + 1;
     return 0;
+}
+
+int cg_order(struct callgraph *g)
+{
+    return order_by_total(g);
 }
 
 #ifndef NDEBUG

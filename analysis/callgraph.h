@@ -34,6 +34,7 @@ struct cg_node {
     int index;           /* position (1-based) in the call graph listing */
     int first_child;     /* arc list of callees, newest arc first */
     int first_parent;    /* arc list of callers, newest arc first */
+    double incl_time;    /* measured (stacks): samples whose stack holds it, or 0 */
 };
 
 /* gprof's symbol tables.  Each option naming functions adds them to one
@@ -90,6 +91,10 @@ struct cg_opts {
     size_t npc_samples;
     double pc_rate;      /* samples per second, or 1 for counted events */
     const char *pc_unit; /* "seconds", or the event's name */
+    /* caller-callee pairs seen as adjacent frames in sampled stacks
+     * (analysis/stacks.c): arcs without a count where none was counted */
+    const struct cg_static_call *stack_calls;
+    size_t nstack_calls;
 };
 
 struct cg_arc {
@@ -100,6 +105,7 @@ struct cg_arc {
     double child_time; /* child's descendants' time propagated along it */
     int next_child;    /* next arc of the same parent */
     int next_parent;   /* next arc into the same child */
+    int uncounted;     /* seen only in sampled stacks: its count is unknown, not 0 */
 };
 
 struct callgraph {
@@ -115,6 +121,7 @@ struct callgraph {
     char dimen[16];    /* histogram unit name, "seconds" */
     char dimen_abbrev; /* 's' */
     int has_hist;
+    int measured;                 /* times measured from stacks (analysis/stacks.c) */
     int *by_total;                /* nodes (functions and cycles) in call-graph order */
     size_t table_len[CG_NTABLES]; /* functions in each table */
 };
@@ -132,6 +139,10 @@ int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmo
  * CG_INCL_GRAPH or CG_INCL_TIME) and the EXCL table after it: it is in
  * INCL, or INCL is empty and it is not in EXCL. */
 int cg_selected(const struct callgraph *g, int node, enum cg_table incl);
+
+/* Numbers the functions and cycles again in call-graph order (total time
+ * down), after their times changed.  0, or -1 when out of memory. */
+int cg_order(struct callgraph *g);
 void cg_free(struct callgraph *g);
 
 /* Sorts IDX (n entries) with CMP exactly as glibc's qsort merge sort does,

@@ -8,6 +8,7 @@
 #include "gprof_text.h"
 #include "json.h"
 #include "modmap.h"
+#include "stacks.h"
 #include "symtab.h"
 
 #include <ctype.h>
@@ -52,6 +53,8 @@ static void report_usage(FILE *f)
           "  --json                          the analyzed profile as JSON "
           "(docs/json-schema.md)\n"
           "  --threads                       per-thread totals (cgprof profiles)\n"
+          "  --propagate=MODE                a profile with stacks: times 'measured' from the\n"
+          "                                  stacks (default), or 'counts': gprof's estimate\n"
           "  -h, --help                      this help\n",
           f);
 }
@@ -79,6 +82,7 @@ struct report_args {
     int json;    /* --json */
     int threads; /* --threads */
     int cgdata;  /* the profile is in cgprof's format */
+    int counts;  /* --propagate=counts: gprof's estimate even with stacks */
 };
 
 #define OPT_DEMANGLE    256
@@ -86,6 +90,7 @@ struct report_args {
 #define OPT_JSON        259
 #define OPT_THREADS     260
 #define OPT_INLINE      258
+#define OPT_PROPAGATE   261
 
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
 static int add_spec(struct report_args *a, int opt, const char *name, enum cg_table table)
@@ -247,6 +252,13 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case OPT_THREADS:
         a->threads = 1;
         return 0;
+    case OPT_PROPAGATE:
+        if (strcmp(arg, "counts") != 0 && strcmp(arg, "measured") != 0) {
+            fprintf(stderr, "cgprof report: --propagate=%s: 'measured' or 'counts'\n", arg);
+            return 2;
+        }
+        a->counts = strcmp(arg, "counts") == 0;
+        return 0;
     case 'h':
         report_usage(stdout);
         return -1;
@@ -392,6 +404,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         {"help", no_argument, NULL, 'h'},
         {"json", no_argument, NULL, OPT_JSON},
         {"threads", no_argument, NULL, OPT_THREADS},
+        {"propagate", required_argument, NULL, OPT_PROPAGATE},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -470,20 +483,61 @@ static void print_threads(const struct cgdata *d, double rate)
     printf("\n");
 }
 
+/* A profile with stacks: symbolizes them (into STK) and, when O is not
+ * NULL (times measured), adds the calls they show to O; says how many
+ * samples had their stacks cut and whether the stacks disagree with the
+ * samples.  0, or 1 after a message. */
+static int stack_calls(const char *file, const struct cgdata *cd, const struct symtab *st,
+                       struct stacks *stk, struct cg_opts *o)
+{
+    char err[ERR_LEN];
+    if (stacks_prepare(stk, cd, st, err, sizeof err) != 0) {
+        fprintf(stderr, "cgprof report: %s: %s\n", file, err);
+        stacks_free(stk);
+        return 1;
+    }
+    if (o) {
+        o->stack_calls = stk->calls;
+        o->nstack_calls = stk->ncalls;
+    }
+    uint64_t sampled = 0;
+    for (size_t i = 0; i < cd->nsamples; i++)
+        sampled += cd->samples[i].count;
+    if (cd->stacks_lost)
+        fprintf(stderr,
+                "cgprof report: warning: %llu samples have no stack (the runtime ran out of "
+                "memory); the call graph's times leave them out\n",
+                (unsigned long long)cd->stacks_lost);
+    if (sampled != stk->samples + cd->stacks_lost)
+        fprintf(stderr,
+                "cgprof report: warning: the stacks hold %llu samples but the profile %llu; "
+                "measured times may be off\n",
+                (unsigned long long)(stk->samples + cd->stacks_lost), (unsigned long long)sampled);
+    if (cd->stacks_cut)
+        fprintf(stderr,
+                "cgprof report: note: %llu samples had stacks deeper than %llu frames; their "
+                "outermost frames were cut, and the functions there miss that time\n",
+                (unsigned long long)cd->stacks_cut, (unsigned long long)cd->stack_depth_limit);
+    return 0;
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
                              const char *prog, const struct cgdata *cd)
 {
     char err[ERR_LEN];
     struct callgraph g;
-    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL};
+    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL, NULL, 0};
     if (pcs) {
         o.pc_samples = pcs->pc_samples;
         o.npc_samples = pcs->npc_samples;
         o.pc_rate = pcs->pc_rate;
         o.pc_unit = pcs->pc_unit;
     }
-    choose_tables(a, gd->nhists > 0 || o.npc_samples > 0, gd->narcs > 0);
+    int has_stacks = cd && cd->has_stacks, measured = has_stacks && !a->counts;
+    /* stacks alone (a program without -pg) give a call graph too */
+    choose_tables(a, gd->nhists > 0 || o.npc_samples > 0,
+                  gd->narcs > 0 || (measured && cd->nstacks > 0));
     if (a->style & STYLE_SUM) {
         if (gmon_write_sum(gd, "gmon.sum", err, sizeof err) != 0) {
             fprintf(stderr, "cgprof report: %s\n", err);
@@ -492,10 +546,18 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     }
     if (a->static_calls && find_static_calls(a, st, gd, &o) != 0)
         return 1;
+    struct stacks stk;
+    if (has_stacks && stack_calls(a->ngmons ? a->gmons[0] : "cgprof.data", cd, st, &stk,
+                                  measured ? &o : NULL) != 0)
+        return 1;
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);
+    if (rc == 0 && measured && (rc = stacks_measure(&g, &stk, err, sizeof err)) != 0)
+        cg_free(&g);
     if (rc != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
+        if (has_stacks)
+            stacks_free(&stk);
         return 1;
     }
     if (gd->lost_calls > 0)
@@ -504,14 +566,16 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                 "of memory)\n",
                 (unsigned long long)gd->lost_calls);
     if (a->json) {
-        json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL,
-                   cd ? cd->nthreads : 0);
+        json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL, cd ? cd->nthreads : 0,
+                   has_stacks ? &stk : NULL);
     } else {
         if (a->threads && cd)
             print_threads(cd, g.rate > 0 ? g.rate : 1);
         gprof_text_print(stdout, &g, &a->text);
     }
     cg_free(&g);
+    if (has_stacks)
+        stacks_free(&stk);
     rc = fflush(stdout) == 0 ? 0 : 1;
     if (rc)
         fprintf(stderr, "cgprof report: error writing the report\n");

@@ -292,9 +292,15 @@ static size_t sort_arcs(const struct callgraph *g, int first, int parents, int *
     return n;
 }
 
-/* An arc within a cycle or to itself: its count alone. */
+/* An arc within a cycle or to itself: its count alone (nothing for an
+ * arc seen only in stacks, whose count is unknown). */
 static void print_arc_count(struct pr *p, const struct cg_arc *a)
 {
+    if (a->uncounted) {
+        fprintf(p->out, "%6.6s %5.5s %7.7s %*.*s %7.7s %7.7s     ", "", "", "", p->cw, p->cw, "",
+                "", "");
+        return;
+    }
     fprintf(p->out, "%6.6s %5.5s %7.7s %*.*s %7llu %7.7s     ", "", "", "", p->cw, p->cw, "",
             (unsigned long long)a->count, "");
 }
@@ -303,6 +309,11 @@ static void print_arc_count(struct pr *p, const struct cg_arc *a)
 static void print_arc_times(struct pr *p, const struct cg_arc *a, const struct cg_node *c)
 {
     const struct callgraph *g = p->g;
+    if (a->uncounted) { /* seen only in stacks: times measured, no count */
+        fprintf(p->out, "%6.6s %5.5s %7.2f %*.2f %7.7s %-7.7s     ", "", "", a->time / g->rate,
+                p->cw, a->child_time / g->rate, "", "");
+        return;
+    }
     fprintf(p->out, "%6.6s %5.5s %7.2f %*.2f %7llu/%-7llu     ", "", "", a->time / g->rate, p->cw,
             a->child_time / g->rate, (unsigned long long)a->count,
             (unsigned long long)g->nodes[c->cyc_head].ncalls);
@@ -395,6 +406,17 @@ static size_t sort_members(const struct callgraph *g, const struct cg_node *h, i
     return n;
 }
 
+/* The calls of a cycle or of one of its members; blank, with measured
+ * times, when no call was counted (a cycle found in the stacks of code
+ * without -pg), rather than an invented 0. */
+static void print_cycle_calls(struct pr *p, const struct cg_node *n)
+{
+    if (p->g->measured && n->ncalls + n->self_calls == 0)
+        fprintf(p->out, " %7.7s %7.7s", "", "");
+    else
+        print_calls(p, n, "");
+}
+
 static void print_cycle(struct pr *p, const struct cg_node *h, double print_time, int *buf)
 {
     char idx[32];
@@ -403,14 +425,14 @@ static void print_cycle(struct pr *p, const struct cg_node *h, double print_time
     fprintf(p->out, "%-6.6s %5.1f %7.2f %*.2f", idx,
             100 * (h->prop_self + h->prop_child) / print_time, h->prop_self / hz, p->cw,
             h->prop_child / hz);
-    print_calls(p, h, "");
+    print_cycle_calls(p, h);
     fprintf(p->out, " <cycle %d as a whole> [%d]\n", h->cyc_num, h->index);
     size_t n = sort_members(p->g, h, buf);
     for (size_t i = 0; i < n; i++) {
         const struct cg_node *m = &p->g->nodes[buf[i]];
         fprintf(p->out, "%6.6s %5.5s %7.2f %*.2f", "", "", m->prop_self / hz, p->cw,
                 m->prop_child / hz);
-        print_calls(p, m, "");
+        print_cycle_calls(p, m);
         fputs("     ", p->out);
         print_name(p, m);
         fputc('\n', p->out);
@@ -443,6 +465,25 @@ static void graph_header(struct pr *p, double *print_time)
     }
 }
 
+/* The same for times measured from stacks (analysis/stacks.c). */
+static void graph_blurb_measured(FILE *out)
+{
+    fputs("\n"
+          "Times measured from the sampled call stacks.  Each entry is one function (or\n"
+          "cycle): its callers above it, its callees below.  On the function's own line:\n"
+          "[index], % of all samples whose stack holds the function (its inclusive time,\n"
+          "each sample counted once however deep the recursion), the seconds sampled in\n"
+          "the function itself and in its descendants, and calls from others (+ recursive\n"
+          "calls).  On a caller's line: the time spent in the function and its\n"
+          "descendants while called from that caller (self, children), and its calls /\n"
+          "all calls.  On a callee's line: the same for the callee called from this\n"
+          "function.  A blank called column: calls not counted (code built without -pg,\n"
+          "such as libc's); the caller and callee were seen in the stacks.  Members of a\n"
+          "cycle are shown with <cycle N>; calls among them show counts only, and a\n"
+          "member's children are the time it spent in callees outside the cycle.\n\n",
+          out);
+}
+
 static void graph_blurb(FILE *out)
 {
     fputs("\n"
@@ -460,6 +501,10 @@ static int skip_entry(const struct pr *p, const struct cg_node *n)
 {
     if (!n->print_flag)
         return 1;
+    /* measured: every function another entry names as caller or callee
+     * has its own entry, so each printed [index] leads somewhere */
+    if (p->g->measured && (n->first_parent != CG_NONE || n->first_child != CG_NONE))
+        return 0;
     return !p->o->show_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
            n->prop_child == 0;
 }
@@ -489,8 +534,12 @@ static void print_graph(struct pr *p)
                         : "-----------------------------------------------\n",
               p->out);
     }
-    if (!p->o->brief)
-        graph_blurb(p->out);
+    if (!p->o->brief) {
+        if (g->measured)
+            graph_blurb_measured(p->out);
+        else
+            graph_blurb(p->out);
+    }
     free(buf);
 }
 
@@ -541,7 +590,8 @@ static void print_index(struct pr *p)
         return;
     size_t nnames = 0, todo;
     for (size_t i = 0; i < g->nsyms; i++)
-        if (p->o->show_zeros || g->nodes[i].ncalls != 0 || g->nodes[i].self_time != 0)
+        if (p->o->show_zeros || g->nodes[i].ncalls != 0 || g->nodes[i].self_time != 0 ||
+            (g->measured && g->nodes[i].print_flag && !skip_entry(p, &g->nodes[i])))
             names[nnames++] = (int)i;
     cg_sort(names, nnames, cmp_name, g);
     todo = nnames;

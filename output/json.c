@@ -1,5 +1,6 @@
 /* Printer of the analyzed profile as JSON: flat data, call graph with
- * cycles, and the time propagated along each arc (docs/json-schema.md). */
+ * cycles, the time along each arc (measured from stacks or propagated
+ * from counts) and the sampled stacks (docs/json-schema.md). */
 #include "json.h"
 
 #include <math.h>
@@ -42,6 +43,18 @@ static int listed(const struct callgraph *g, size_t i)
                             n->first_child != CG_NONE || n->first_parent != CG_NONE);
 }
 
+/* A function called only along arcs seen in stacks: its calls are not
+ * known (code built without -pg), so none are printed. */
+static int calls_unknown(const struct callgraph *g, const struct cg_node *n)
+{
+    if (n->ncalls || n->self_calls)
+        return 0;
+    for (int a = n->first_parent; a != CG_NONE; a = g->arcs[a].next_parent)
+        if (g->arcs[a].uncounted)
+            return 1;
+    return 0;
+}
+
 static void print_functions(FILE *out, const struct callgraph *g)
 {
     int first = 1;
@@ -58,12 +71,19 @@ static void print_functions(FILE *out, const struct callgraph *g)
             fputs(", \"file\": ", out);
             put_string(out, n->file);
         }
-        fprintf(out, ", \"index\": %d, \"calls\": %llu, \"self_calls\": %llu", n->index,
-                (unsigned long long)n->ncalls, (unsigned long long)n->self_calls);
+        if (calls_unknown(g, n))
+            fprintf(out, ", \"index\": %d, \"counted\": false", n->index);
+        else
+            fprintf(out, ", \"index\": %d, \"calls\": %llu, \"self_calls\": %llu", n->index,
+                    (unsigned long long)n->ncalls, (unsigned long long)n->self_calls);
         fputs(", \"self_seconds\": ", out);
         put_seconds(out, n->self_time, g->rate);
         fputs(", \"child_seconds\": ", out);
         put_seconds(out, n->child_time, g->rate);
+        if (g->measured) {
+            fputs(", \"inclusive_seconds\": ", out);
+            put_seconds(out, n->incl_time, g->rate);
+        }
         if (n->cyc_num)
             fprintf(out, ", \"cycle\": %d", n->cyc_num);
         fputc('}', out);
@@ -76,14 +96,20 @@ static void print_cycles(FILE *out, const struct callgraph *g)
     fputs("  \"cycles\": [", out);
     for (size_t c = 0; c < g->ncycles; c++) {
         const struct cg_node *h = &g->nodes[g->nsyms + c];
-        fprintf(out,
-                "%s\n    {\"number\": %d, \"index\": %d, \"calls\": %llu, \"internal_calls\": %llu",
-                c ? "," : "", h->cyc_num, h->index, (unsigned long long)h->ncalls,
-                (unsigned long long)h->self_calls);
+        fprintf(out, "%s\n    {\"number\": %d, \"index\": %d", c ? "," : "", h->cyc_num, h->index);
+        if (h->ncalls + h->self_calls == 0 && g->measured) /* a cycle of code without -pg */
+            fputs(", \"counted\": false", out);
+        else
+            fprintf(out, ", \"calls\": %llu, \"internal_calls\": %llu",
+                    (unsigned long long)h->ncalls, (unsigned long long)h->self_calls);
         fputs(", \"self_seconds\": ", out);
         put_seconds(out, h->self_time, g->rate);
         fputs(", \"child_seconds\": ", out);
         put_seconds(out, h->child_time, g->rate);
+        if (g->measured) {
+            fputs(", \"inclusive_seconds\": ", out);
+            put_seconds(out, h->incl_time, g->rate);
+        }
         fputs(", \"members\": [", out);
         int first = 1;
         for (int m = h->cyc_next; m != CG_NONE; m = g->nodes[m].cyc_next) {
@@ -106,7 +132,10 @@ static void print_arcs(FILE *out, const struct callgraph *g)
         put_string(out, node_name(g, a->parent, b1, sizeof b1));
         fputs(", \"callee\": ", out);
         put_string(out, node_name(g, a->child, b2, sizeof b2));
-        fprintf(out, ", \"count\": %llu", (unsigned long long)a->count);
+        if (a->uncounted)
+            fputs(", \"counted\": false", out);
+        else
+            fprintf(out, ", \"count\": %llu", (unsigned long long)a->count);
         fputs(", \"self_seconds\": ", out);
         put_seconds(out, a->time, g->rate);
         fputs(", \"child_seconds\": ", out);
@@ -116,7 +145,48 @@ static void print_arcs(FILE *out, const struct callgraph *g)
             fputs(", \"within_cycle\": true", out);
         fputc('}', out);
     }
-    fputs(g->narcs ? "\n  ]\n" : "]\n", out);
+    fputs(g->narcs ? "\n  ]" : "]", out);
+}
+
+static const char *module_path(const struct cgdata *d, uint32_t id)
+{
+    const struct cgdata_module *m = cgdata_module(d, id);
+    return m ? m->path : NULL;
+}
+
+/* The call-path tree, each frame symbolized: the function as the report
+ * names it and the module it lies in. */
+static void print_stacks(FILE *out, const struct callgraph *g, const struct stacks *s)
+{
+    const struct cgdata *d = s->d;
+    fprintf(out, ",\n  \"stacks\": {\"depth_limit\": %llu, \"cut_samples\": %llu, \"nodes\": [",
+            (unsigned long long)d->stack_depth_limit, (unsigned long long)d->stacks_cut);
+    for (size_t i = 0; i < s->n; i++) {
+        const struct cgdata_stack_node *x = &d->stacks[i];
+        fputs(i ? ",\n    {\"parent\": " : "\n    {\"parent\": ", out);
+        if (x->parent == CGDATA_NO_PARENT)
+            fputs("null", out);
+        else
+            fprintf(out, "%u", x->parent);
+        if (x->module == CGDATA_CUT_MODULE) {
+            fputs(", \"cut\": true", out);
+        } else {
+            fputs(", \"function\": ", out);
+            if (s->fn[i] >= 0)
+                put_string(out, g->nodes[s->fn[i]].name);
+            else
+                fputs("null", out);
+            fputs(", \"module\": ", out);
+            const char *path = module_path(d, x->module);
+            if (path)
+                put_string(out, path);
+            else
+                fputs("null", out);
+            fprintf(out, ", \"address\": \"0x%llx\"", (unsigned long long)x->addr);
+        }
+        fprintf(out, ", \"count\": %llu}", (unsigned long long)x->count);
+    }
+    fputs(s->n ? "\n  ]}" : "]}", out);
 }
 
 static void print_threads(FILE *out, const struct callgraph *g, const struct cgdata_thread *t,
@@ -134,13 +204,14 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 }
 
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads)
+                const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
     put_string(out, prog);
     fprintf(out, ",\n  \"rate\": %.9g,\n  \"dimension\": ", g->rate);
     put_string(out, g->dimen[0] ? g->dimen : "seconds");
+    fprintf(out, ",\n  \"times\": \"%s\"", g->measured ? "measured" : "estimated");
     fputs(",\n  \"total_seconds\": ", out);
     put_seconds(out, g->total_time, g->rate);
     fprintf(out, ",\n  \"lost_calls\": %llu,\n", (unsigned long long)lost_calls);
@@ -148,5 +219,7 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     print_functions(out, g);
     print_cycles(out, g);
     print_arcs(out, g);
-    fputs("}\n", out);
+    if (stacks)
+        print_stacks(out, g, stacks);
+    fputs("\n}\n", out);
 }

@@ -4,15 +4,17 @@
 
 #include "callgraph.h"
 #include "cgdata.h"
+#include "stacks.h"
 
 #include <stdio.h>
 
-#define JSON_SCHEMA_VERSION 1
+#define JSON_SCHEMA_VERSION 2
 
 /* Prints G as one JSON document.  LOST_CALLS is the runtime's count of
  * calls it could not record; PROG names the executable; THREADS (N of
- * them, or none) are a cgprof profile's per-thread totals. */
+ * them, or none) are a cgprof profile's per-thread totals; STACKS, its
+ * sampled stacks (or NULL). */
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads);
+                const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks);
 
 #endif

@@ -49,6 +49,12 @@ struct tracked {
     int fd;                    /* perf event, or -1 */
     void *ring;                /* header page + RING_PAGES data pages */
     int seen;                  /* in the last /proc scan */
+    /* wall: where it was last seen (a sample or a look while blocked), to
+     * charge its time waiting for a CPU to; the runqueue wait so far */
+    uintptr_t last_pc;
+    uint32_t last_leaf; /* its stack's leaf node, UINT32_MAX: none */
+    uint64_t wait_ns, wait_carry;
+    int wait_known;
 };
 
 static const struct cg_event *event;
@@ -79,15 +85,16 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Walks a stack from REGS over M into the sampler's own tree. */
-static void count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint64_t weight)
+/* Walks a stack from REGS over M into the sampler's own tree; its leaf
+ * node, or UINT32_MAX. */
+static uint32_t count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint64_t weight)
 {
     if (!cg_stacks_on)
-        return;
+        return UINT32_MAX;
     if (!stree)
         stree = cg_stree_acquire();
     if (!stree)
-        return;
+        return UINT32_MAX;
     int cut;
     uintptr_t *frames = cg_stree_scratch(stree);
     __atomic_store_n(&cg_modules_stale, 0, __ATOMIC_RELAXED);
@@ -102,11 +109,15 @@ static void count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint
         cg_modules_snapshot();
         n = cg_unwind(regs, m, frames, CG_STACK_MAX, &cut);
     }
-    cg_stree_add(stree, frames, n, cut, weight);
+    return cg_stree_add(stree, frames, n, cut, weight);
 }
 
 static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
 {
+    if (t) {
+        t->last_pc = pc;
+        t->last_leaf = UINT32_MAX;
+    }
     if (t && t->rec)
         __atomic_add_fetch(&t->rec->samples, weight, __ATOMIC_RELAXED);
     if (!table)
@@ -142,17 +153,17 @@ static int open_event(pid_t tid)
 /* A sample record's body (ip, abi, bp sp ip, stack size, stack bytes,
  * dynamic size): its stack, unwound over the copy and, past it, over the
  * thread's live stack. */
-static void stack_of_record(const unsigned char *p, size_t n, uint64_t weight)
+static uint32_t stack_of_record(const unsigned char *p, size_t n, uint64_t weight)
 {
     uint64_t ip, abi, regs[3] = {0, 0, 0}, size = 0, dyn = 0;
     if (n < 16)
-        return;
+        return UINT32_MAX;
     memcpy(&ip, p, 8);
     memcpy(&abi, p + 8, 8);
     size_t at = 16;
     if (abi) {
         if (n < at + 24)
-            return;
+            return UINT32_MAX;
         memcpy(regs, p + at, 24);
         at += 24;
     }
@@ -170,7 +181,7 @@ static void stack_of_record(const unsigned char *p, size_t n, uint64_t weight)
     struct cg_mem m = {r.sp, r.sp + dyn, stack};
     if (!abi)
         m.lo = m.hi = 0;
-    count_stack(&r, &m, weight);
+    return count_stack(&r, &m, weight);
 }
 
 /* Reads every sample of T's ring buffer; the number of samples read. */
@@ -201,7 +212,7 @@ static uint64_t drain(struct tracked *t)
             memcpy(&v, rec + sizeof eh, 8);
             count(t, (uintptr_t)v, sample_weight);
             if (cg_stacks_on)
-                stack_of_record(rec + sizeof eh, n - sizeof eh, sample_weight);
+                t->last_leaf = stack_of_record(rec + sizeof eh, n - sizeof eh, sample_weight);
             got++;
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
@@ -245,6 +256,10 @@ static void track(pid_t tid)
     t->tid = tid;
     t->seen = 1;
     t->ring = NULL;
+    t->last_pc = 0;
+    t->last_leaf = UINT32_MAX;
+    t->wait_ns = t->wait_carry = 0;
+    t->wait_known = 0;
     t->rec = event ? cg_thread_rec_of(tid) : NULL;
     t->fd = open_event(tid);
     if (!event)
@@ -315,6 +330,55 @@ static int parse_hex(const char *p, uintptr_t *v)
     return 0;
 }
 
+/* wall: time a thread spent runnable but waiting for a CPU (the second
+ * field of /proc/self/task/TID/schedstat, in ns) is real time no clock
+ * sample sees: it is charged, in samples of the rate, to where the thread
+ * was last seen -- a preempted thread stands where it last ran, a woken
+ * one where it slept. */
+static void sample_waiting(struct tracked *t)
+{
+    char path[64], buf[128], num[24];
+    char *p = path;
+    const char *parts[3] = {"/proc/self/task/", cg_utoa((uint64_t)t->tid, num + sizeof num),
+                            "/schedstat"};
+    for (int i = 0; i < 3; i++)
+        for (const char *s = parts[i]; *s; s++)
+            *p++ = *s;
+    *p = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    p = buf;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (*p++ != ' ')
+        return;
+    uint64_t wait = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        wait = wait * 10 + (uint64_t)(*p - '0');
+    if (t->wait_known && wait > t->wait_ns)
+        t->wait_carry += wait - t->wait_ns;
+    t->wait_ns = wait;
+    t->wait_known = 1;
+    uint64_t weight = t->wait_carry / hz_period_ns;
+    if (!weight || !t->last_pc)
+        return;
+    t->wait_carry -= weight * hz_period_ns;
+    uintptr_t pc = t->last_pc;
+    uint32_t leaf = t->last_leaf;
+    count(t, pc, weight);
+    t->last_leaf = leaf;
+    if (cg_stacks_on && stree && leaf != UINT32_MAX)
+        cg_stree_count(stree, leaf, weight);
+    else if (cg_stacks_on && stree)
+        cg_stree_add(stree, &pc, 1, 0, weight);
+}
+
 /* wall: a thread blocked in the kernel counts one tick at its user pc. */
 static void sample_blocked(struct tracked *t, uint64_t weight)
 {
@@ -364,7 +428,7 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
     ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)nr, 0);
     struct cg_regs r = {pc, sp, 0, 0};
     struct cg_mem m = {sp, sp + (got > 0 ? (uintptr_t)got : 0), copy};
-    count_stack(&r, &m, weight);
+    t->last_leaf = count_stack(&r, &m, weight);
 }
 
 /* The sampler's loop.  It wakes at random intervals averaging tick_ns
@@ -411,9 +475,12 @@ static void *sampler_main(void *arg)
         }
         for (size_t i = 0; i < ntrk; i++) {
             drain(&trk[i]);
-            if (weight && event && event->kind == CG_EV_WALL && cg_recording &&
-                !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
-                sample_blocked(&trk[i], weight);
+            if (event && event->kind == CG_EV_WALL && cg_recording &&
+                !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
+                if (weight)
+                    sample_blocked(&trk[i], weight);
+                sample_waiting(&trk[i]);
+            }
         }
         if (flushing) {
             if (event)

@@ -145,12 +145,13 @@ static uint32_t child(struct cg_stree *t, uint32_t parent, uintptr_t pc)
     return id;
 }
 
-int cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut, uint64_t weight)
+uint32_t cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut,
+                      uint64_t weight)
 {
     if (!t || n == 0) {
         if (t)
             __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
-        return -1;
+        return NO_PARENT;
     }
     uint32_t at = NO_PARENT;
     if (cut) {
@@ -164,12 +165,21 @@ int cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cu
         if (at == NO_PARENT)
             goto lost;
     }
-    struct cg_snode *x = node(t, at);
-    __atomic_store_n(&x->count, x->count + weight, __ATOMIC_RELAXED);
-    return 0;
+    cg_stree_count(t, at, weight);
+    return at;
 lost:
     __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
-    return -1;
+    return NO_PARENT;
+}
+
+void cg_stree_count(struct cg_stree *t, uint32_t leaf, uint64_t weight)
+{
+    if (leaf >= __atomic_load_n(&t->n, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
+        return;
+    }
+    struct cg_snode *x = node(t, leaf);
+    __atomic_store_n(&x->count, x->count + weight, __ATOMIC_RELAXED);
 }
 
 /* ---- in a thread's own signal handler ----------------------------------- */

@@ -89,8 +89,12 @@ struct cg_stree;
 struct cg_stree *cg_stree_acquire(void) CG_HIDDEN;
 void cg_stree_release(struct cg_stree *t) CG_HIDDEN;
 uintptr_t *cg_stree_scratch(struct cg_stree *t) CG_HIDDEN;
-int cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut,
-                 uint64_t weight) CG_HIDDEN;
+/* Adds a stack (frames leaf first) with WEIGHT samples; returns its leaf
+ * node, or UINT32_MAX if it could not be kept (counted as lost). */
+uint32_t cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut,
+                      uint64_t weight) CG_HIDDEN;
+/* Adds WEIGHT more samples to the stack ending at node LEAF. */
+void cg_stree_count(struct cg_stree *t, uint32_t leaf, uint64_t weight) CG_HIDDEN;
 void cg_stacks_thread_exit(void) CG_HIDDEN;
 void cg_stacks_after_fork(void) CG_HIDDEN;
 /* Samples a thread in its own signal handler, from its ucontext. */

@@ -32,6 +32,7 @@ struct cg_node {
     int cyc_head;        /* the cycle header node, or the node itself */
     int cyc_next;        /* next member of the cycle, CG_NONE at the end */
     int index;           /* position (1-based) in the call graph listing */
+    int has_entry;       /* the call graph prints an entry for it (dense_index) */
     int first_child;     /* arc list of callees, newest arc first */
     int first_parent;    /* arc list of callers, newest arc first */
 };
@@ -90,6 +91,11 @@ struct cg_opts {
     size_t npc_samples;
     double pc_rate;      /* samples per second, or 1 for counted events */
     const char *pc_unit; /* "seconds", or the event's name */
+    /* Entries numbered 1..N without gaps, and an entry for every function
+     * an entry names (cgprof profiles; gmon.out keeps gprof's numbering,
+     * which gives every symbol a number and can name unprinted ones). */
+    int dense_index;
+    int show_zeros; /* -z: functions never called nor sampled get entries too */
 };
 
 struct cg_arc {
@@ -117,6 +123,7 @@ struct callgraph {
     int has_hist;
     int *by_total;                /* nodes (functions and cycles) in call-graph order */
     size_t table_len[CG_NTABLES]; /* functions in each table */
+    int dense_index;              /* has_entry is set; entries come first in the numbering */
 };
 
 /* Builds the model from symbols and profile data.  Returns 0, or -1 with

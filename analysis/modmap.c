@@ -140,9 +140,16 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
         b->names = nm;
         b->cap = cap;
     }
-    char *copy = strdup(name);
+    /* the name and the source file in one owned block: LIKE's strings
+     * belong to a symbol table that is freed after this */
+    const char *file = like ? like->file : NULL;
+    size_t nlen = strlen(name) + 1, flen = file ? strlen(file) + 1 : 0;
+    char *copy = malloc(nlen + flen);
     if (!copy)
         return -1;
+    memcpy(copy, name, nlen);
+    if (file)
+        memcpy(copy + nlen, file, flen);
     b->names[b->nnames++] = copy;
     struct symtab_sym *s = &b->syms[b->n++];
     memset(s, 0, sizeof *s);
@@ -151,6 +158,7 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
     s->addr = addr;
     s->end_addr = end;
     s->name = copy;
+    s->file = file ? copy + nlen : NULL;
     if (!like)
         s->is_func = 1;
     return 0;
@@ -273,9 +281,11 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
     gmon_init(&mm->gd);
     for (size_t i = 0; i < d->narcs; i++) {
         const struct cgdata_arc *a = &d->arcs[i];
-        if (gmon_add_arc(&mm->gd, synth(d, a->from_module, a->from_addr),
-                         synth(d, a->self_module, a->self_addr), a->count) != 0) {
-            snprintf(err, errsz, "out of memory");
+        int rc = gmon_add_arc(&mm->gd, synth(d, a->from_module, a->from_addr),
+                              synth(d, a->self_module, a->self_addr), a->count);
+        if (rc != 0) {
+            snprintf(err, errsz,
+                     rc == -2 ? "call counts add up to more than 2^64: corrupt" : "out of memory");
             modmap_free(mm);
             return -1;
         }

@@ -476,14 +476,19 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
 {
     char err[ERR_LEN];
     struct callgraph g;
-    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL};
+    struct cg_opts o = {
+        .specs = a->specs, .nspecs = a->nspecs, .excl_arcs = a->arcs, .nexcl_arcs = a->narcs};
+    o.show_zeros = a->text.show_zeros;
     if (pcs) {
+        o.dense_index = 1;
         o.pc_samples = pcs->pc_samples;
         o.npc_samples = pcs->npc_samples;
         o.pc_rate = pcs->pc_rate;
         o.pc_unit = pcs->pc_unit;
     }
-    choose_tables(a, gd->nhists > 0 || o.npc_samples > 0, gd->narcs > 0);
+    /* a cgprof profile was sampled even when no sample came (-F 0, a short
+     * run): its flat profile says "no time accumulated", as gprof's does */
+    choose_tables(a, gd->nhists > 0 || pcs != NULL, gd->narcs > 0);
     if (a->style & STYLE_SUM) {
         if (gmon_write_sum(gd, "gmon.sum", err, sizeof err) != 0) {
             fprintf(stderr, "cgprof report: %s\n", err);
@@ -494,6 +499,11 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         return 1;
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);
+    if (rc == -2) { /* the profile's fault: name it */
+        fprintf(stderr, "cgprof report: %s%s: %s\n", a->ngmons ? a->gmons[0] : "gmon.out",
+                a->ngmons > 1 ? " and the others" : "", err);
+        return 1;
+    }
     if (rc != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return 1;
@@ -530,7 +540,7 @@ static int run_cgdata(struct report_args *a)
     }
     struct modmap mm;
     if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {
-        fprintf(stderr, "cgprof report: %s\n", err);
+        fprintf(stderr, "cgprof report: %s: %s\n", a->gmons[0], err);
         cgdata_free(&d);
         return 1;
     }

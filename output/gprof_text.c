@@ -458,6 +458,8 @@ static void graph_blurb(FILE *out)
 
 static int skip_entry(const struct pr *p, const struct cg_node *n)
 {
+    if (p->g->dense_index)
+        return !n->has_entry;
     if (!n->print_flag)
         return 1;
     return !p->o->show_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
@@ -541,7 +543,8 @@ static void print_index(struct pr *p)
         return;
     size_t nnames = 0, todo;
     for (size_t i = 0; i < g->nsyms; i++)
-        if (p->o->show_zeros || g->nodes[i].ncalls != 0 || g->nodes[i].self_time != 0)
+        if (p->o->show_zeros || g->nodes[i].ncalls != 0 || g->nodes[i].self_time != 0 ||
+            (g->dense_index && g->nodes[i].has_entry))
             names[nnames++] = (int)i;
     cg_sort(names, nnames, cmp_name, g);
     todo = nnames;

@@ -65,6 +65,28 @@ test_expect "C++ -O0, report -b: entries [1]..[N], an entry for each [N] printed
     $CGPROF report -b cxx.data >rep && entries_dense rep
 "
 
+# --- 6: a stripped library's symbols own only their own bytes
+test_expect "stripped library: a local function's time goes to [libhidden.so], not to the symbol before it" "
+    gcc -O2 -fno-toplevel-reorder -shared -fPIC $PROGS/libhidden.c -o libhidden.so &&
+    nm libhidden.so | grep -q ' t hidden_work' && strip --strip-all libhidden.so &&
+    ! nm libhidden.so 2>/dev/null | grep -q hidden_work &&
+    gcc -O2 $PROGS/usehidden.c -L. -lhidden -o usehidden &&
+    LD_LIBRARY_PATH=. $CGPROF record -o hidden.data ./usehidden &&
+    $CGPROF report -b -p hidden.data >flat &&
+    awk '\$NF == \"[libhidden.so]\" && \$(NF - 1) ~ /^[0-9.]+\$/ { lib = \$1 } NF > 1 && \$(NF - 1) == \"tiny\" { tiny = \$1 }
+         END { print \"[libhidden.so]\", lib + 0, \"% tiny\", tiny + 0, \"%\";
+               exit !(lib >= 90 && tiny + 0 <= 5) }' flat
+"
+
+# --- 12: -z lists the program's unused functions, not every library's
+test_expect "-z on a cgprof profile: the executable's unused functions; of libraries only those the report shows anyway" "
+    $CGPROF report -b calls.data >plain && $CGPROF report -b -z -p calls.data >flat &&
+    grep -o '[^ ]* \\[lib[^]]*\\]\$' flat | sort -u >zlib &&
+    grep -o '[^ ]* \\[lib[^]]*\\]' plain | sort -u >shown &&
+    { ! comm -23 zlib shown | grep . || { echo \"(\$(comm -23 zlib shown | wc -l) more with -z)\"; false; }; } &&
+    grep -q ' main\$' flat && grep -q ' frame_dummy\$' flat
+"
+
 # --- 10: counts near 2^64 are refused, never summed into a wrong graph
 test_expect "arc counts near 2^64 (each arc's callee made another's): status 1 and one line, never a crash" "
     set -- \$(cgdata_record calls.data 4) && off=\$1 &&

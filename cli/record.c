@@ -281,6 +281,9 @@ int cmd_record(int argc, char **argv)
                 why(err));
         return 1;
     }
+    rc = record_check_prog(argv[i], strcmp(o.format, "gmon") == 0);
+    if (rc != 0)
+        return rc;
     char lib[PATH_MAX];
     if (find_runtime(lib, sizeof lib) != 0) {
         fprintf(stderr, "cgprof record: cannot find libcgprof.so (set CGPROF_LIB)\n");

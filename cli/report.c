@@ -547,6 +547,15 @@ static int run_cgdata(struct report_args *a)
     if (d.lost_samples)
         fprintf(stderr, "cgprof report: warning: %llu samples were lost by the runtime\n",
                 (unsigned long long)d.lost_samples);
+    if (d.nsamples == 0) { /* say why the profile is empty rather than print nothing */
+        double cpu = 0;
+        for (size_t i = 0; i < d.nthreads; i++)
+            cpu += (double)d.threads[i].cpu_ns / 1e6;
+        fprintf(stderr,
+                "cgprof report: note: %s holds no samples (the program used %.1f ms of CPU; "
+                "sampling was off with -F 0, or the event never fired)%s\n",
+                a->gmons[0], cpu, d.narcs ? "" : " and no call counts (it was not built with -pg)");
+    }
     if (d.unsampled_threads)
         fprintf(stderr, "cgprof report: warning: %llu threads could not be sampled\n",
                 (unsigned long long)d.unsampled_threads);

@@ -1,0 +1,58 @@
+#!/bin/sh
+# t0150: cgprof record never records nothing in silence (issue 13): a run
+# that cannot be recorded is refused with its reason, a profile with
+# nothing in it says so, a profile cut short is refused, a foreign ELF
+# file is not run as a script.
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg "$PROGS/calls.c" -o "$WORK/calls" &&
+gcc -O2 "$PROGS/spin.c" -o "$WORK/spin" || exit 1
+
+# one_line STATUS WORD CMD...: exits STATUS with one stderr line holding WORD
+one_line() {
+    want=$1 word=$2
+    shift 2
+    "$@" >out 2>err
+    rc=$?
+    test $rc -eq "$want" && test "$(wc -l <err)" -eq 1 && grep -q -- "$word" err ||
+        { echo "status $rc, want $want; stderr:"; cat err; false; }
+}
+
+# --- 8: nothing recorded is never silent
+test_expect "record true; report: a line saying there are no samples and no call counts" "
+    $CGPROF record true && $CGPROF report >out 2>err &&
+    grep -q 'cgprof.data holds no samples' err && grep -q 'no call counts' err &&
+    grep -q 'no time accumulated' out
+"
+test_expect "a profile cut at a record boundary: 'cut short', status 1" "
+    rm -f cgprof.data && $CGPROF record ./calls >/dev/null && size=\$(wc -c <cgprof.data) &&
+    head -c \$((size - 16)) cgprof.data >cut.data &&
+    one_line 1 'cut.data: cut short' $CGPROF report cut.data
+"
+test_expect "--format gmon on a program without -pg: refused, status 1, the program not run" "
+    rm -f gmon.out && one_line 1 'not built with -pg' $CGPROF record --format gmon ./spin one 10 &&
+    test ! -e gmon.out && test ! -s out
+"
+test_expect "a static program without libcgprof.a: refused, status 1" "
+    if gcc -O2 -static $PROGS/spin.c -o spin-static 2>/dev/null; then
+        one_line 1 'statically linked' $CGPROF record ./spin-static one 10
+    else echo 'no static libc: nothing to check'; fi
+"
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+    test_expect "a set-user-ID program of another user: refused, status 1" "
+        cp spin suid && chown nobody suid && chmod 4755 suid &&
+        one_line 1 'set-user-ID' $CGPROF record ./suid one 10
+    "
+else
+    test_skip "a set-user-ID program of another user: refused" "needs root to make one"
+fi
+
+# --- 11: an ELF file for another machine is not a shell script
+test_expect "an ELF file for another machine: 'exec format error', status 126" "
+    cp calls foreign && printf '\\267\\000' | dd of=foreign bs=1 seek=18 conv=notrunc 2>/dev/null &&
+    one_line 126 'exec format error' $CGPROF record ./foreign
+"
+test_expect "a script without #! still runs (as execvp runs it)" "
+    printf 'exit 7\\n' >script && chmod +x script && $CGPROF record ./script; test \$? -eq 7
+"
+test_done

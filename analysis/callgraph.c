@@ -105,6 +105,13 @@ int cg_selected(const struct callgraph *g, int node, enum cg_table incl)
     return g->table_len[incl] == 0 && !(t & (1u << (incl + 1)));
 }
 
+int cg_name_matches(const char *spec, const char *name)
+{
+    size_t n = strlen(spec);
+    return strncmp(spec, name, n) == 0 &&
+           (name[n] == '\0' || (name[n] == ' ' && name[n + 1] == '[' && spec[0] != '\0'));
+}
+
 /* Puts each function in the tables that name it and counts the members. */
 static void fill_tables(struct callgraph *g, const struct cg_opts *o)
 {
@@ -113,7 +120,7 @@ static void fill_tables(struct callgraph *g, const struct cg_opts *o)
         if (is_default_excluded(n->name) || n->is_runtime)
             n->tables |= ALL_EXCL;
         for (size_t k = 0; o && k < o->nspecs; k++)
-            if (strcmp(o->specs[k].name, n->name) == 0)
+            if (cg_name_matches(o->specs[k].name, n->name))
                 n->tables |= 1u << o->specs[k].table;
         for (int t = 0; t < CG_NTABLES; t++)
             if (n->tables & (1u << t))
@@ -278,8 +285,8 @@ static int add_arc(struct callgraph *g, int parent, int child, uint64_t count, s
 static int arc_excluded(const struct callgraph *g, const struct cg_opts *o, long p, long c)
 {
     for (size_t k = 0; o && k < o->nexcl_arcs; k++)
-        if ((!o->excl_arcs[k].from || strcmp(o->excl_arcs[k].from, g->nodes[p].name) == 0) &&
-            (!o->excl_arcs[k].to || strcmp(o->excl_arcs[k].to, g->nodes[c].name) == 0))
+        if ((!o->excl_arcs[k].from || cg_name_matches(o->excl_arcs[k].from, g->nodes[p].name)) &&
+            (!o->excl_arcs[k].to || cg_name_matches(o->excl_arcs[k].to, g->nodes[c].name)))
             return 1;
     return 0;
 }

@@ -141,6 +141,10 @@ int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmo
 int cg_selected(const struct callgraph *g, int node, enum cg_table incl);
 void cg_free(struct callgraph *g);
 
+/* Whether a function named NAME is the one SPEC names: the same name, or
+ * a library function "SPEC [libfoo.so]" of a cgprof profile. */
+int cg_name_matches(const char *spec, const char *name);
+
 /* Sorts IDX (n entries) with CMP exactly as glibc's qsort merge sort does,
  * so that ties come out in the same order as in GNU gprof. */
 void cg_sort(int *idx, size_t n, int (*cmp)(int, int, const void *), const void *ctx);

@@ -332,7 +332,16 @@ static int pick_inputs(struct report_args *a, int n, char **args)
         a->ngmons = n >= 1 ? n - 1 : 0;
         for (int i = 0; i < a->ngmons; i++)
             if (is_cgdata_file(a->gmons[i])) {
-                a->cgdata = 1; /* the profile names its executable: PROG is not needed */
+                if (a->ngmons > 1) {
+                    fprintf(stderr,
+                            "cgprof report: %s is a cgprof profile and %s is not: they cannot be "
+                            "summed (report them one at a time)\n",
+                            a->gmons[i], a->gmons[i == 0]);
+                    return 2;
+                }
+                /* the profile names its executable; PROG, given, replaces it
+                 * (a program moved since it was recorded) */
+                a->cgdata = 1;
                 a->gmons = &a->gmons[i];
                 a->ngmons = 1;
                 break;
@@ -470,10 +479,40 @@ static void print_threads(const struct cgdata *d, double rate)
     printf("\n");
 }
 
+/* A warning for NAME (given to an option) when no function has it. */
+static void check_named(const struct symtab *st, const char *name)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (cg_name_matches(name, st->syms[i].name))
+            return;
+    fprintf(stderr,
+            "cgprof report: warning: no function is named '%s': the option naming it "
+            "changes nothing\n",
+            name);
+}
+
+static void check_names(const struct report_args *a, const struct symtab *st)
+{
+    for (size_t k = 0; k < a->nspecs; k++) {
+        size_t j = 0;
+        while (j < k && strcmp(a->specs[j].name, a->specs[k].name) != 0)
+            j++;
+        if (j == k) /* once per name (-E puts it in two tables) */
+            check_named(st, a->specs[k].name);
+    }
+    for (size_t k = 0; k < a->narcs; k++) {
+        if (a->arcs[k].from)
+            check_named(st, a->arcs[k].from);
+        if (a->arcs[k].to)
+            check_named(st, a->arcs[k].to);
+    }
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
                              const char *prog, const struct cgdata *cd)
 {
+    check_names(a, st);
     char err[ERR_LEN];
     struct callgraph g;
     struct cg_opts o = {
@@ -538,6 +577,17 @@ static int run_cgdata(struct report_args *a)
         cgdata_free(&d);
         return 1;
     }
+    for (size_t i = 0; a->prog && i < d.nmodules; i++)
+        if (d.modules[i].flags & CGDATA_MOD_MAIN) {
+            char *path = strdup(a->prog);
+            if (!path) {
+                fprintf(stderr, "cgprof report: out of memory\n");
+                cgdata_free(&d);
+                return 1;
+            }
+            free(d.modules[i].path);
+            d.modules[i].path = path;
+        }
     struct modmap mm;
     if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof report: %s: %s\n", a->gmons[0], err);

@@ -87,6 +87,32 @@ test_expect "-z on a cgprof profile: the executable's unused functions; of libra
     grep -q ' main\$' flat && grep -q ' frame_dummy\$' flat
 "
 
+# --- 9: every input is used, or refused
+test_expect "PROG with a cgprof profile: the symbols come from PROG (a moved program)" "
+    mkdir -p elsewhere && mv calls elsewhere/moved &&
+    $CGPROF report -b -p elsewhere/moved calls.data >flat 2>err; rc=\$?; mv elsewhere/moved calls &&
+    test \$rc -eq 0 && ! grep -q 'no symbols' err &&
+    awk '\$NF == \"b\" && \$4 == 100 { b = 1 } \$NF == \"a\" && \$4 == 10 { a = 1 } END { exit !(a && b) }' flat ||
+        { cat err flat; false; }
+"
+test_expect "gmon.out files with a cgprof profile: refused, status 2, both named" "
+    LD_PRELOAD=$LIBSO ./calls >/dev/null && $CGPROF report calls gmon.out calls.data >out 2>err
+    test \$? -eq 2 && test \$(wc -l <err) -eq 1 && grep -q 'calls.data' err && grep -q 'gmon.out' err
+"
+test_expect "-k LIBFUNC/main: a library function is named without its [library]" "
+    $CGPROF report -b -q -k __libc_start_call_main/main calls.data >graph &&
+    grep -B1 '^\[[0-9]*\].* main \[' graph | grep -q '<spontaneous>'
+"
+test_expect "-e LIBFUNC: its entry is left out" "
+    $CGPROF report -b -q calls.data | grep -q '^\[[0-9]*\].*__libc_start_call_main' &&
+    $CGPROF report -b -q -e __libc_start_call_main calls.data >graph &&
+    ! grep '^\[[0-9]*\].*__libc_start_call_main' graph
+"
+test_expect "a function name that matches nothing: a warning naming it" "
+    $CGPROF report -b -p -e no_such_function calls.data >out 2>err &&
+    grep -q \"no function is named 'no_such_function'\" err
+"
+
 # --- 10: counts near 2^64 are refused, never summed into a wrong graph
 test_expect "arc counts near 2^64 (each arc's callee made another's): status 1 and one line, never a crash" "
     set -- \$(cgdata_record calls.data 4) && off=\$1 &&

@@ -2,6 +2,8 @@
 #ifndef CGPROF_CMDS_H
 #define CGPROF_CMDS_H
 
+#define CGPROF_VERSION "0.1.0"
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 

@@ -25,8 +25,9 @@ static void report_usage(FILE *f)
     fputs("usage: cgprof report [options] [PROG [GMON...]]\n"
           "       cgprof report [options] [PROFILE]\n"
           "  PROG defaults to a.out, GMON to gmon.out; several GMON files are summed.\n"
-          "  A cgprof profile (cgprof record --format cgprof; default cgprof.data when\n"
-          "  there is no gmon.out) names its own executable and libraries.\n"
+          "  A cgprof profile (what cgprof record writes) names its own executable and\n"
+          "  libraries; PROG, given, replaces the executable (a program moved since).\n"
+          "  With no arguments: the newer of cgprof.data and gmon.out.\n"
           "  The options are gprof's; NAME is a function's symbol name.\n"
           "  -a, --no-static                 leave out static functions (time goes to the one "
           "before)\n"
@@ -52,6 +53,7 @@ static void report_usage(FILE *f)
           "  --json                          the analyzed profile as JSON "
           "(docs/json-schema.md)\n"
           "  --threads                       per-thread totals (cgprof profiles)\n"
+          "  -v, --version                   the version\n"
           "  -h, --help                      this help\n",
           f);
 }
@@ -250,6 +252,9 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'h':
         report_usage(stdout);
         return -1;
+    case 'v':
+        printf("cgprof %s\n", CGPROF_VERSION);
+        return -1;
     case OPT_INLINE:
         fprintf(stderr, "cgprof report: --inline-file-names: not yet supported\n");
         return 2;
@@ -266,7 +271,6 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'R':
     case 'S':
     case 't':
-    case 'v':
     case 'x':
     case 'y':
         fprintf(stderr, "cgprof report: -%c: not yet supported\n", c);

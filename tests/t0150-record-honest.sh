@@ -76,4 +76,50 @@ test_expect "CGPROF_ARC_MEMORY=1000: 2,000,000 calls, all lost, in well under 1 
     awk '/Per-thread totals/ { t = 1 } t && \$1 ~ /^[0-9]+\$/ && NF >= 4 { cpu += \$4 }
          END { print \"cpu seconds:\", cpu; exit !(cpu < 1) }' rep
 "
+# --- 12: help, man page and messages say what the program does
+# the man page's lines (groff source, \- read as -) for what item 12 named
+cat >"$WORK/man-wants" <<'EOF'
+^\.B --threads
+^\.BR -m .*--min-count
+^\.BR -v ", " --version
+^\.B cgprof record --version
+EOF
+test_expect "the man page has --threads, -m and --version, which the commands take" "
+    sed 's/\\\\-/-/g' $ROOT/man/cgprof.1 >man.txt &&
+    while read -r re; do grep -q -e \"\$re\" man.txt || { echo \"not in the man page: \$re\"; exit 1; }; done <man-wants &&
+    $CGPROF report --help | grep -q -- --threads && $CGPROF report --help | grep -q -- --min-count &&
+    $CGPROF report --help | grep -q -- --version && $CGPROF record --help | grep -q -- --version
+"
+test_expect "report --help says what report reads by default: the newer of the two" "
+    $CGPROF report --help | grep -q 'newer of cgprof.data and gmon.out' &&
+    rm -f cgprof.data gmon.out && $CGPROF record -o cgprof.data ./calls >/dev/null && sleep 0.01 &&
+    LD_PRELOAD=$LIBSO ./calls >/dev/null && cp calls a.out && $CGPROF report calls >want &&
+    $CGPROF report >got &&
+    cmp want got
+"
+test_expect "a file that cannot be executed: 126, as the man page says" "
+    cp calls noexec && chmod -x noexec && $CGPROF record ./noexec 2>err; rc=\$?; cat err;
+    test \$rc -eq 126 && sed 's/\\\\-/-/g' $ROOT/man/cgprof.1 | grep -q '126 if'
+"
+test_expect "--version on both subcommands" "
+    v=\$($CGPROF --version) && test \"\$($CGPROF record --version)\" = \"\$v\" &&
+    test \"\$($CGPROF report --version)\" = \"\$v\"
+"
+test_expect "an empty or directory PROFILE: said, not 'not an ELF file'" "
+    : >empty && mkdir -p adir &&
+    one_line 1 'empty: empty file' $CGPROF report empty &&
+    one_line 1 'adir: is a directory' $CGPROF report adir
+"
+test_expect "CGPROF_FREQ=10000000 is out of range (and abc not a number)" "
+    CGPROF_FREQ=10000000 LD_PRELOAD=$LIBSO ./calls 2>err >/dev/null && grep -q 'CGPROF_FREQ: out of range' err &&
+    CGPROF_FREQ=abc LD_PRELOAD=$LIBSO ./calls 2>err >/dev/null && grep -q 'CGPROF_FREQ: not a valid number' err
+"
+test_expect "-e itimer: record says that it may sample slower than asked" "
+    $CGPROF record -e itimer -o it.data ./calls >/dev/null 2>err && grep -q 'itimer ticks with the kernel' err
+"
+test_expect "cgprof_dump(): links without libcgprof (weak), dumps when the runtime is preloaded" "
+    printf '#include <cgprof.h>\\n#include <stdio.h>\\nint main(void) { if (cgprof_dump) return cgprof_dump() != 0; puts(\"no runtime\"); return 0; }\\n' >dump.c &&
+    gcc -I$ROOT/include dump.c -o dump && ./dump | grep -q 'no runtime' &&
+    rm -f dump.data && $CGPROF record -o dump.data ./dump && test -s dump.data
+"
 test_done

@@ -29,7 +29,7 @@ help:
 	@echo "make bench      overhead and speed, side by side with glibc/gprof"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make deps       install the Debian packages the build and tests need"
-	@echo "make fuzz       build the reader fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata (clang)"
+	@echo "make fuzz       build the fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata (clang)"
 
 deps:
 	sh scripts/deps.sh
@@ -83,11 +83,13 @@ $(BUILD)/fuzz_gmon: $(FUZZ_SRC) analysis/gmon.h Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -lm -o $@
-$(BUILD)/fuzz_cgdata: tests/fuzz/fuzz_cgdata.c analysis/cgdata.c analysis/cgdata.h Makefile
+FUZZ_CG_SRC := tests/fuzz/fuzz_cgdata.c analysis/cgdata.c analysis/callgraph.c analysis/gmon.c \
+    analysis/symtab.c analysis/elffile.c output/gprof_text.c output/json.c
+$(BUILD)/fuzz_cgdata: $(FUZZ_CG_SRC) analysis/cgdata.h analysis/callgraph.h Makefile
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
+	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis -Ioutput \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    tests/fuzz/fuzz_cgdata.c analysis/cgdata.c -o $@
+	    $(FUZZ_CG_SRC) -lelf -lstdc++ -lm -o $@
 
 clean:
 	rm -rf $(BUILD)

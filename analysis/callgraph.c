@@ -105,6 +105,13 @@ int cg_selected(const struct callgraph *g, int node, enum cg_table incl)
     return g->table_len[incl] == 0 && !(t & (1u << (incl + 1)));
 }
 
+int cg_name_matches(const char *spec, const char *name)
+{
+    size_t n = strlen(spec);
+    return strncmp(spec, name, n) == 0 &&
+           (name[n] == '\0' || (name[n] == ' ' && name[n + 1] == '[' && spec[0] != '\0'));
+}
+
 /* Puts each function in the tables that name it and counts the members. */
 static void fill_tables(struct callgraph *g, const struct cg_opts *o)
 {
@@ -113,7 +120,7 @@ static void fill_tables(struct callgraph *g, const struct cg_opts *o)
         if (is_default_excluded(n->name) || n->is_runtime)
             n->tables |= ALL_EXCL;
         for (size_t k = 0; o && k < o->nspecs; k++)
-            if (strcmp(o->specs[k].name, n->name) == 0)
+            if (cg_name_matches(o->specs[k].name, n->name))
                 n->tables |= 1u << o->specs[k].table;
         for (int t = 0; t < CG_NTABLES; t++)
             if (n->tables & (1u << t))
@@ -278,8 +285,8 @@ static int add_arc(struct callgraph *g, int parent, int child, uint64_t count, s
 static int arc_excluded(const struct callgraph *g, const struct cg_opts *o, long p, long c)
 {
     for (size_t k = 0; o && k < o->nexcl_arcs; k++)
-        if ((!o->excl_arcs[k].from || strcmp(o->excl_arcs[k].from, g->nodes[p].name) == 0) &&
-            (!o->excl_arcs[k].to || strcmp(o->excl_arcs[k].to, g->nodes[c].name) == 0))
+        if ((!o->excl_arcs[k].from || cg_name_matches(o->excl_arcs[k].from, g->nodes[p].name)) &&
+            (!o->excl_arcs[k].to || cg_name_matches(o->excl_arcs[k].to, g->nodes[c].name)))
             return 1;
     return 0;
 }
@@ -325,6 +332,12 @@ static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct
                       const struct cg_opts *o)
 {
     size_t cap = 0;
+    /* every sum of counts below is bounded by this one: if it fits in 64
+     * bits, none of them can wrap (a corrupt count near 2^64 would) */
+    uint64_t all = 0;
+    for (size_t i = 0; i < gd->narcs; i++)
+        if (__builtin_add_overflow(all, gd->arcs[i].count, &all))
+            return -2;
     for (size_t i = 0; i < gd->narcs; i++) {
         long p = symtab_lookup(st, gd->arcs[i].from_pc);
         long c = symtab_lookup(st, gd->arcs[i].self_pc);
@@ -688,9 +701,46 @@ static int order_by_total(struct callgraph *g)
     return 0;
 }
 
+/* gprof's test for printing an entry in the call graph. */
+static int gprof_entry(const struct cg_node *n, int show_zeros)
+{
+    return n->print_flag &&
+           (show_zeros || n->ncalls || n->self_calls || n->prop_self != 0 || n->prop_child != 0);
+}
+
+/* Dense numbering: a function has an entry when gprof would print one, or
+ * when it was sampled or has an arc (so the entries naming it as caller or
+ * callee point to one); a cycle when one of its members has one.  Entries
+ * are numbered 1..N in call-graph order, the rest after them. */
+static void number_entries(struct callgraph *g, int show_zeros)
+{
+    struct cg_node *nodes = g->nodes;
+    size_t n = g->nsyms + g->ncycles;
+    for (size_t i = 0; i < g->nsyms; i++)
+        nodes[i].has_entry =
+            gprof_entry(&nodes[i], show_zeros) ||
+            (nodes[i].print_flag && (nodes[i].self_time != 0 || nodes[i].first_parent != CG_NONE ||
+                                     nodes[i].first_child != CG_NONE));
+    for (size_t i = g->nsyms; i < n; i++) {
+        nodes[i].has_entry = gprof_entry(&nodes[i], show_zeros);
+        for (int m = nodes[i].cyc_next; m != CG_NONE; m = nodes[m].cyc_next)
+            nodes[i].has_entry |= nodes[m].has_entry;
+    }
+    int next = 1;
+    for (int pass = 1; pass >= 0; pass--)
+        for (size_t i = 0; i < n; i++)
+            if (nodes[g->by_total[i]].has_entry == pass)
+                nodes[g->by_total[i]].index = next++;
+    g->dense_index = 1;
+    g->zero_entries = show_zeros;
+}
+
 int cg_order(struct callgraph *g)
 {
-    return order_by_total(g);
+    int rc = order_by_total(g);
+    if (rc == 0 && g->dense_index)
+        number_entries(g, g->zero_entries);
+    return rc;
 }
 
 #ifndef NDEBUG
@@ -734,7 +784,7 @@ int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmo
     g->dimen_abbrev = 's';
     int rc = init_nodes(g, st, opts);
     if (rc == 0) {
-        if (opts && opts->npc_samples)
+        if (opts && (opts->npc_samples || opts->pc_unit)) /* a cgprof profile, even unsampled */
             assign_pc_samples(g, st, opts);
         else
             assign_samples(g, st, gd);
@@ -750,11 +800,16 @@ int cg_build_opts(struct callgraph *g, const struct symtab *st, const struct gmo
         rc = propagate(g);
     if (rc == 0)
         rc = order_by_total(g);
+    if (rc == 0 && opts && opts->dense_index)
+        number_entries(g, opts->show_zeros);
 #ifndef NDEBUG
     if (rc == 0)
         check_invariants(g);
 #endif
-    if (rc != 0) {
+    if (rc == -2) {
+        snprintf(err, errsz, "the call counts add up to more than 2^64: the profile is corrupt");
+        cg_free(g);
+    } else if (rc != 0) {
         snprintf(err, errsz, "out of memory building the call graph");
         cg_free(g);
     }

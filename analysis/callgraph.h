@@ -32,6 +32,7 @@ struct cg_node {
     int cyc_head;        /* the cycle header node, or the node itself */
     int cyc_next;        /* next member of the cycle, CG_NONE at the end */
     int index;           /* position (1-based) in the call graph listing */
+    int has_entry;       /* the call graph prints an entry for it (dense_index) */
     int first_child;     /* arc list of callees, newest arc first */
     int first_parent;    /* arc list of callers, newest arc first */
     double incl_time;    /* measured (stacks): samples whose stack holds it, or 0 */
@@ -95,6 +96,11 @@ struct cg_opts {
      * (analysis/stacks.c): arcs without a count where none was counted */
     const struct cg_static_call *stack_calls;
     size_t nstack_calls;
+    /* Entries numbered 1..N without gaps, and an entry for every function
+     * an entry names (cgprof profiles; gmon.out keeps gprof's numbering,
+     * which gives every symbol a number and can name unprinted ones). */
+    int dense_index;
+    int show_zeros; /* -z: functions never called nor sampled get entries too */
 };
 
 struct cg_arc {
@@ -124,6 +130,8 @@ struct callgraph {
     int measured;                 /* times measured from stacks (analysis/stacks.c) */
     int *by_total;                /* nodes (functions and cycles) in call-graph order */
     size_t table_len[CG_NTABLES]; /* functions in each table */
+    int dense_index;              /* has_entry is set; entries come first in the numbering */
+    int zero_entries;             /* ... with -z's entries for unused functions */
 };
 
 /* Builds the model from symbols and profile data.  Returns 0, or -1 with
@@ -144,6 +152,10 @@ int cg_selected(const struct callgraph *g, int node, enum cg_table incl);
  * down), after their times changed.  0, or -1 when out of memory. */
 int cg_order(struct callgraph *g);
 void cg_free(struct callgraph *g);
+
+/* Whether a function named NAME is the one SPEC names: the same name, or
+ * a library function "SPEC [libfoo.so]" of a cgprof profile. */
+int cg_name_matches(const char *spec, const char *name);
 
 /* Sorts IDX (n entries) with CMP exactly as glibc's qsort merge sort does,
  * so that ties come out in the same order as in GNU gprof. */

@@ -23,6 +23,7 @@ enum {
     TAG_THREADS,
     TAG_STACKS
 };
+enum { TAG_END = 255 }; /* the last record: without it the file was cut short */
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -332,8 +333,8 @@ static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
     if (hsize < 16 || hsize > d->len)
         return fail(err, errsz, path, 12, "bad header size %u", hsize);
     size_t pos = hsize;
-    int seen_info = 0;
-    while (pos < d->len) {
+    int seen_info = 0, seen_end = 0;
+    while (pos < d->len && !seen_end) {
         if (d->len - pos < 16)
             return fail(err, errsz, path, pos, "truncated record header");
         uint32_t tag;
@@ -348,7 +349,11 @@ static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
         if (read_record(d, tag, &c, &seen_info) != 0)
             return fail(err, errsz, path, off(&c), "corrupted record (tag %u)", tag);
         pos += 16 + size;
+        seen_end = tag == TAG_END;
     }
+    if (!seen_end)
+        return fail(err, errsz, path, pos,
+                    "cut short: no END record (the profile was not completely written)");
     if (!seen_info)
         return fail(err, errsz, path, pos, "no INFO record: truncated or not written by cgprof");
     for (size_t i = 0; i < d->nsamples; i++)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int elffile_with(const char *path, int (*fn)(Elf *elf, void *ctx), void *ctx, char *err,
@@ -17,6 +18,13 @@ int elffile_with(const char *path, int (*fn)(Elf *elf, void *ctx), void *ctx, ch
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0))) {
+        /* say what it is: "not an ELF file" would send one looking at bytes */
+        snprintf(err, errsz, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory" : "empty file");
+        close(fd);
         return -1;
     }
     Elf *elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -194,8 +194,8 @@ static int arc_add(struct gmon_data *d, uint64_t from, uint64_t self, uint64_t c
         return -1;
     size_t s = pair_find(d, d->arc_hash, d->hash_cap, from, self, arc_key);
     if (d->arc_hash[s]) {
-        d->arcs[d->arc_hash[s] - 1].count += count;
-        return 0;
+        uint64_t *sum = &d->arcs[d->arc_hash[s] - 1].count;
+        return __builtin_add_overflow(*sum, count, sum) ? -2 : 0;
     }
     if (d->narcs == UINT32_MAX)
         return -1;
@@ -217,10 +217,14 @@ static int add_raw_arc(struct gmon_data *d, struct cursor *c, size_t at, uint64_
                        uint64_t self, uint64_t count)
 {
     if (from == 0 && self == 0) {
-        d->lost_calls += count;
+        if (__builtin_add_overflow(d->lost_calls, count, &d->lost_calls))
+            return fail(c, at, "lost-call counts add up to more than 2^64");
         return 0;
     }
-    if (arc_add(d, from, self, count) != 0)
+    int rc = arc_add(d, from, self, count);
+    if (rc == -2)
+        return fail(c, at, "call counts of one arc add up to more than 2^64");
+    if (rc != 0)
         return fail(c, at, "out of memory for call arcs");
     return 0;
 }

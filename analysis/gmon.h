@@ -74,7 +74,8 @@ int gmon_read_buffer(struct gmon_data *d, const char *name, const void *buf, siz
 int gmon_write_sum(const struct gmon_data *d, const char *path, char *err, size_t errlen);
 
 /* Adds COUNT calls of the arc (FROM_PC, SELF_PC), summing with an arc
- * already there.  0, or -1 when out of memory. */
+ * already there.  0, -1 when out of memory, or -2 when the sum would
+ * exceed 2^64 - 1 (a corrupt count). */
 int gmon_add_arc(struct gmon_data *d, uint64_t from_pc, uint64_t self_pc, uint64_t count);
 
 #endif

@@ -140,9 +140,16 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
         b->names = nm;
         b->cap = cap;
     }
-    char *copy = strdup(name);
+    /* the name and the source file in one owned block: LIKE's strings
+     * belong to a symbol table that is freed after this */
+    const char *file = like ? like->file : NULL;
+    size_t nlen = strlen(name) + 1, flen = file ? strlen(file) + 1 : 0;
+    char *copy = malloc(nlen + flen);
     if (!copy)
         return -1;
+    memcpy(copy, name, nlen);
+    if (file)
+        memcpy(copy + nlen, file, flen);
     b->names[b->nnames++] = copy;
     struct symtab_sym *s = &b->syms[b->n++];
     memset(s, 0, sizeof *s);
@@ -151,6 +158,7 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
     s->addr = addr;
     s->end_addr = end;
     s->name = copy;
+    s->file = file ? copy + nlen : NULL;
     if (!like)
         s->is_func = 1;
     return 0;
@@ -172,8 +180,9 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     int main_mod = (m->flags & CGDATA_MOD_MAIN) != 0;
     struct symtab st;
     memset(&st, 0, sizeof st);
-    /* libraries: every function name; the executable: gprof's rules */
-    unsigned lflags = main_mod ? flags : flags | SYMTAB_ANY_NAME;
+    /* libraries: every function name, each over its own bytes only; the
+     * executable: gprof's rules */
+    unsigned lflags = main_mod ? flags : flags | SYMTAB_ANY_NAME | SYMTAB_SIZES;
     int runtime = strncmp(base_name(m->path), "libcgprof.", 10) == 0;
     if (load_module_syms(m, lflags, &st, err, sizeof err) != 0) {
         fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", m->path, err);
@@ -228,6 +237,52 @@ uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
     return 0;
 }
 
+/* PC, or when no symbol holds it (a gap between sized library symbols,
+ * bytes past the last), its module's own entry at the slice's start. */
+static uint64_t owned(const struct symtab *st, uint64_t pc)
+{
+    if (symtab_lookup(st, pc) >= 0)
+        return pc;
+    return pc & ~(((uint64_t)1 << SLICE_SHIFT) - 1);
+}
+
+static void mark(const struct symtab *st, unsigned char *used, uint64_t pc)
+{
+    long j = symtab_lookup(st, pc);
+    if (j >= 0)
+        used[j] = 1;
+}
+
+/* Leaves out the symbols no sample or arc points into, except the
+ * executable's own functions: a library's thousands of unused functions
+ * would only be listed by -z and slow everything down.  No pc changes
+ * hands: nothing lies in the ranges taken out. */
+static void drop_unused(struct modmap *mm, const struct cgdata *d, uint64_t main_slice)
+{
+    unsigned char *used = calloc(mm->st.n ? mm->st.n : 1, 1);
+    if (!used)
+        return; /* keep them all */
+    for (size_t i = 0; i < d->nstacks; i++) /* every frame of the sampled stacks */
+        if (d->stacks[i].module != CGDATA_CUT_MODULE)
+            mark(&mm->st, used, modmap_pc(d, d->stacks[i].module, d->stacks[i].addr));
+    for (size_t i = 0; i < mm->nsamples; i++)
+        mark(&mm->st, used, mm->samples[i].pc);
+    for (size_t i = 0; i < mm->gd.narcs; i++) {
+        mark(&mm->st, used, mm->gd.arcs[i].from_pc);
+        mark(&mm->st, used, mm->gd.arcs[i].self_pc);
+    }
+    size_t dst = 0;
+    for (size_t i = 0; i < mm->st.n; i++) {
+        const struct symtab_sym *s = &mm->st.syms[i];
+        int keep = used[i] || (main_slice && s->addr >> SLICE_SHIFT == main_slice >> SLICE_SHIFT &&
+                               s->name[0] != '[');
+        if (keep)
+            mm->st.syms[dst++] = *s;
+    }
+    mm->st.n = dst;
+    free(used);
+}
+
 int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, FILE *warn,
                  char *err, size_t errsz)
 {
@@ -267,22 +322,29 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
         modmap_free(mm);
         return -1;
     }
+    uint64_t main_slice = 0;
+    for (size_t k = 0; k < d->nmodules; k++)
+        if (d->modules[k].flags & CGDATA_MOD_MAIN)
+            main_slice = slice(k);
     for (size_t i = 0; i < d->nsamples; i++) {
-        mm->samples[i].pc = modmap_pc(d, d->samples[i].module, d->samples[i].addr);
+        mm->samples[i].pc = owned(&mm->st, modmap_pc(d, d->samples[i].module, d->samples[i].addr));
         mm->samples[i].count = d->samples[i].count;
     }
     mm->nsamples = d->nsamples;
     gmon_init(&mm->gd);
     for (size_t i = 0; i < d->narcs; i++) {
         const struct cgdata_arc *a = &d->arcs[i];
-        if (gmon_add_arc(&mm->gd, modmap_pc(d, a->from_module, a->from_addr),
-                         modmap_pc(d, a->self_module, a->self_addr), a->count) != 0) {
-            snprintf(err, errsz, "out of memory");
+        int rc = gmon_add_arc(&mm->gd, owned(&mm->st, modmap_pc(d, a->from_module, a->from_addr)),
+                              owned(&mm->st, modmap_pc(d, a->self_module, a->self_addr)), a->count);
+        if (rc != 0) {
+            snprintf(err, errsz,
+                     rc == -2 ? "call counts add up to more than 2^64: corrupt" : "out of memory");
             modmap_free(mm);
             return -1;
         }
     }
     mm->gd.lost_calls = d->lost_calls;
+    drop_unused(mm, d, main_slice);
     return 0;
 }
 

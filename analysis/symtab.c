@@ -26,6 +26,7 @@
 struct cand {
     struct symtab_sym s;
     size_t order; /* position in the ELF symbol table, for stable sorting */
+    uint64_t size; /* st_size, 0 if unknown */
 };
 
 /* gprof's test of a local name, reproduced with its quirk: the name may
@@ -241,6 +242,7 @@ static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, unsigned flags, st
             (ar.r ? has_debug_info(&ar, sym.st_value) : file_in_debug_strings(elf, file)))
             c[n].s.file = base_name(file);
         c[n].order = i;
+        c[n].size = sym.st_size;
         n++;
     }
     free(ar.r);
@@ -279,23 +281,34 @@ static int prefer(const struct symtab_sym *src, const struct symtab_sym *kept)
            kept->name[1] == '_';
 }
 
+/* The end of C's range: LIMIT (the next symbol's address minus one), or
+ * with SYMTAB_SIZES its own last byte when that comes first. */
+static uint64_t range_end(const struct cand *c, uint64_t limit, unsigned flags)
+{
+    if ((flags & SYMTAB_SIZES) && c->size > 0 && c->size - 1 < limit - c->s.addr)
+        return c->s.addr + c->size - 1;
+    return limit;
+}
+
 /* Sorts, collapses aliases and sets end addresses; returns the new count. */
-static size_t finalize(struct cand *c, size_t n, uint64_t text_end)
+static size_t finalize(struct cand *c, size_t n, uint64_t text_end, unsigned flags)
 {
     qsort(c, n, sizeof *c, cand_cmp);
     size_t dst = 0;
     for (size_t i = 0; i < n; i++) {
         if (dst > 0 && c[i].s.addr == c[dst - 1].s.addr) {
+            uint64_t size = c[i].size > c[dst - 1].size ? c[i].size : c[dst - 1].size;
             if (prefer(&c[i].s, &c[dst - 1].s))
                 c[dst - 1] = c[i];
+            c[dst - 1].size = size;
             continue;
         }
         if (dst > 0)
-            c[dst - 1].s.end_addr = c[i].s.addr - 1;
+            c[dst - 1].s.end_addr = range_end(&c[dst - 1], c[i].s.addr - 1, flags);
         c[dst++] = c[i];
     }
     if (dst > 0)
-        c[dst - 1].s.end_addr = text_end - 1;
+        c[dst - 1].s.end_addr = range_end(&c[dst - 1], text_end - 1, flags);
     return dst;
 }
 
@@ -338,7 +351,7 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
     int with_files = find_section(elf, 0, ".debug_line") != NULL;
     struct cand *c = NULL;
     size_t n = scn ? collect(elf, scn, with_files, flags, &c) : 0;
-    n = finalize(c, n, text.sh_addr + text.sh_size);
+    n = finalize(c, n, text.sh_addr + text.sh_size, flags);
     int rc = 0;
     if (n == 0) {
         snprintf(err, errsz, "%s: no function symbols", path);

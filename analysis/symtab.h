@@ -35,6 +35,10 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
  * names like "msort_with_tmp.part.0"): for libraries in a cgprof
  * profile, where nothing has to match gprof. */
 #define SYMTAB_ANY_NAME 2u
+/* A symbol with a size owns only its own bytes, not those up to the next
+ * symbol (which then belong to no symbol): for libraries in a cgprof
+ * profile, whose stripped .dynsym leaves local functions unnamed. */
+#define SYMTAB_SIZES 4u
 int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz);
 void symtab_free(struct symtab *t);
 

@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CGPROF_VERSION "0.1.0"
-
 static void usage(FILE *f)
 {
     fputs("usage: cgprof <command> [options] [args]\n"

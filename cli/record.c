@@ -32,7 +32,8 @@ static void record_usage(FILE *f)
           "                     libraries, vDSO, build-ids; docs/profile-format.md) or gmon\n"
           "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
           "      --no-stacks    sample pcs only, without call stacks (cgprof format;\n"
-          "                     the default records each sample's call stack)\n",
+          "                     the default records each sample's call stack)\n"
+          "  -V, --version      the version\n",
           f);
 }
 
@@ -172,6 +173,11 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             *rc = 0;
             return -1;
         }
+        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            printf("cgprof %s\n", CGPROF_VERSION);
+            *rc = 0;
+            return -1;
+        }
         for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !opt; k++) {
             size_t ln = strlen(valued[k].l);
             if ((valued[k].s && strcmp(a, valued[k].s) == 0) || strcmp(a, valued[k].l) == 0) {
@@ -290,6 +296,15 @@ int cmd_record(int argc, char **argv)
                 why(err));
         return 1;
     }
+    if (o.event->kind == CG_EV_ITIMER && o.hz > 100)
+        fprintf(stderr,
+                "cgprof record: note: itimer ticks with the kernel's timer interrupt (CONFIG_HZ, "
+                "250 on many kernels): it may sample at fewer than %llu Hz; the profile holds "
+                "the rate reached (cpu-clock samples at the rate asked)\n",
+                (unsigned long long)o.hz);
+    rc = record_check_prog(argv[i], strcmp(o.format, "gmon") == 0);
+    if (rc != 0)
+        return rc;
     char lib[PATH_MAX];
     if (find_runtime(lib, sizeof lib) != 0) {
         fprintf(stderr, "cgprof record: cannot find libcgprof.so (set CGPROF_LIB)\n");

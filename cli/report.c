@@ -26,8 +26,9 @@ static void report_usage(FILE *f)
     fputs("usage: cgprof report [options] [PROG [GMON...]]\n"
           "       cgprof report [options] [PROFILE]\n"
           "  PROG defaults to a.out, GMON to gmon.out; several GMON files are summed.\n"
-          "  A cgprof profile (cgprof record --format cgprof; default cgprof.data when\n"
-          "  there is no gmon.out) names its own executable and libraries.\n"
+          "  A cgprof profile (what cgprof record writes) names its own executable and\n"
+          "  libraries; PROG, given, replaces the executable (a program moved since).\n"
+          "  With no arguments: the newer of cgprof.data and gmon.out.\n"
           "  The options are gprof's; NAME is a function's symbol name.\n"
           "  -a, --no-static                 leave out static functions (time goes to the one "
           "before)\n"
@@ -55,6 +56,7 @@ static void report_usage(FILE *f)
           "  --threads                       per-thread totals (cgprof profiles)\n"
           "  --propagate=MODE                a profile with stacks: times 'measured' from the\n"
           "                                  stacks (default), or 'counts': gprof's estimate\n"
+          "  -v, --version                   the version\n"
           "  -h, --help                      this help\n",
           f);
 }
@@ -262,6 +264,9 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'h':
         report_usage(stdout);
         return -1;
+    case 'v':
+        printf("cgprof %s\n", CGPROF_VERSION);
+        return -1;
     case OPT_INLINE:
         fprintf(stderr, "cgprof report: --inline-file-names: not yet supported\n");
         return 2;
@@ -278,7 +283,6 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'R':
     case 'S':
     case 't':
-    case 'v':
     case 'x':
     case 'y':
         fprintf(stderr, "cgprof report: -%c: not yet supported\n", c);
@@ -344,7 +348,16 @@ static int pick_inputs(struct report_args *a, int n, char **args)
         a->ngmons = n >= 1 ? n - 1 : 0;
         for (int i = 0; i < a->ngmons; i++)
             if (is_cgdata_file(a->gmons[i])) {
-                a->cgdata = 1; /* the profile names its executable: PROG is not needed */
+                if (a->ngmons > 1) {
+                    fprintf(stderr,
+                            "cgprof report: %s is a cgprof profile and %s is not: they cannot be "
+                            "summed (report them one at a time)\n",
+                            a->gmons[i], a->gmons[i == 0]);
+                    return 2;
+                }
+                /* the profile names its executable; PROG, given, replaces it
+                 * (a program moved since it was recorded) */
+                a->cgdata = 1;
                 a->gmons = &a->gmons[i];
                 a->ngmons = 1;
                 break;
@@ -521,22 +534,57 @@ static int stack_calls(const char *file, const struct cgdata *cd, const struct s
     return 0;
 }
 
+/* A warning for NAME (given to an option) when no function has it. */
+static void check_named(const struct symtab *st, const char *name)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (cg_name_matches(name, st->syms[i].name))
+            return;
+    fprintf(stderr,
+            "cgprof report: warning: no function is named '%s': the option naming it "
+            "changes nothing\n",
+            name);
+}
+
+static void check_names(const struct report_args *a, const struct symtab *st)
+{
+    for (size_t k = 0; k < a->nspecs; k++) {
+        size_t j = 0;
+        while (j < k && strcmp(a->specs[j].name, a->specs[k].name) != 0)
+            j++;
+        if (j == k) /* once per name (-E puts it in two tables) */
+            check_named(st, a->specs[k].name);
+    }
+    for (size_t k = 0; k < a->narcs; k++) {
+        if (a->arcs[k].from)
+            check_named(st, a->arcs[k].from);
+        if (a->arcs[k].to)
+            check_named(st, a->arcs[k].to);
+    }
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
                              const char *prog, const struct cgdata *cd)
 {
+    check_names(a, st);
     char err[ERR_LEN];
     struct callgraph g;
-    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL, NULL, 0};
+    struct cg_opts o = {
+        .specs = a->specs, .nspecs = a->nspecs, .excl_arcs = a->arcs, .nexcl_arcs = a->narcs};
+    o.show_zeros = a->text.show_zeros;
     if (pcs) {
+        o.dense_index = 1;
         o.pc_samples = pcs->pc_samples;
         o.npc_samples = pcs->npc_samples;
         o.pc_rate = pcs->pc_rate;
         o.pc_unit = pcs->pc_unit;
     }
     int has_stacks = cd && cd->has_stacks, measured = has_stacks && !a->counts;
-    /* stacks alone (a program without -pg) give a call graph too */
-    choose_tables(a, gd->nhists > 0 || o.npc_samples > 0,
+    /* a cgprof profile was sampled even when no sample came (-F 0, a short
+     * run): its flat profile says "no time accumulated", as gprof's does;
+     * stacks alone (a program without -pg) give a call graph too */
+    choose_tables(a, gd->nhists > 0 || pcs != NULL,
                   gd->narcs > 0 || (measured && cd->nstacks > 0));
     if (a->style & STYLE_SUM) {
         if (gmon_write_sum(gd, "gmon.sum", err, sizeof err) != 0) {
@@ -552,6 +600,13 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         return 1;
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);
+    if (rc == -2) { /* the profile's fault: name it */
+        fprintf(stderr, "cgprof report: %s%s: %s\n", a->ngmons ? a->gmons[0] : "gmon.out",
+                a->ngmons > 1 ? " and the others" : "", err);
+        if (has_stacks)
+            stacks_free(&stk);
+        return 1;
+    }
     if (rc == 0 && measured && (rc = stacks_measure(&g, &stk, err, sizeof err)) != 0)
         cg_free(&g);
     if (rc != 0) {
@@ -592,15 +647,35 @@ static int run_cgdata(struct report_args *a)
         cgdata_free(&d);
         return 1;
     }
+    for (size_t i = 0; a->prog && i < d.nmodules; i++)
+        if (d.modules[i].flags & CGDATA_MOD_MAIN) {
+            char *path = strdup(a->prog);
+            if (!path) {
+                fprintf(stderr, "cgprof report: out of memory\n");
+                cgdata_free(&d);
+                return 1;
+            }
+            free(d.modules[i].path);
+            d.modules[i].path = path;
+        }
     struct modmap mm;
     if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {
-        fprintf(stderr, "cgprof report: %s\n", err);
+        fprintf(stderr, "cgprof report: %s: %s\n", a->gmons[0], err);
         cgdata_free(&d);
         return 1;
     }
     if (d.lost_samples)
         fprintf(stderr, "cgprof report: warning: %llu samples were lost by the runtime\n",
                 (unsigned long long)d.lost_samples);
+    if (d.nsamples == 0) { /* say why the profile is empty rather than print nothing */
+        double cpu = 0;
+        for (size_t i = 0; i < d.nthreads; i++)
+            cpu += (double)d.threads[i].cpu_ns / 1e6;
+        fprintf(stderr,
+                "cgprof report: note: %s holds no samples (the program used %.1f ms of CPU; "
+                "sampling was off with -F 0, or the event never fired)%s\n",
+                a->gmons[0], cpu, d.narcs ? "" : " and no call counts (it was not built with -pg)");
+    }
     if (d.unsampled_threads)
         fprintf(stderr, "cgprof report: warning: %llu threads could not be sampled\n",
                 (unsigned long long)d.unsampled_threads);

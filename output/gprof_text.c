@@ -499,6 +499,8 @@ static void graph_blurb(FILE *out)
 
 static int skip_entry(const struct pr *p, const struct cg_node *n)
 {
+    if (p->g->dense_index)
+        return !n->has_entry;
     if (!n->print_flag)
         return 1;
     /* measured: every function another entry names as caller or callee
@@ -591,7 +593,8 @@ static void print_index(struct pr *p)
     size_t nnames = 0, todo;
     for (size_t i = 0; i < g->nsyms; i++)
         if (p->o->show_zeros || g->nodes[i].ncalls != 0 || g->nodes[i].self_time != 0 ||
-            (g->measured && g->nodes[i].print_flag && !skip_entry(p, &g->nodes[i])))
+            (g->measured && g->nodes[i].print_flag && !skip_entry(p, &g->nodes[i])) ||
+            (g->dense_index && g->nodes[i].has_entry))
             names[nnames++] = (int)i;
     cg_sort(names, nnames, cmp_name, g);
     todo = nnames;

@@ -97,12 +97,18 @@ void cg_arc_slow(uintptr_t from, uintptr_t self)
     }
     t->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!t->table && t->table_retry) { /* over CGPROF_ARC_MEMORY: dropped, counted */
+        t->table_retry--;
+        __atomic_add_fetch(&nested_lost, 1, __ATOMIC_RELAXED);
+        goto out;
+    }
     if (!t->table) {
         cg_init();
         __atomic_store_n(&cg_instrumented, 1, __ATOMIC_RELAXED);
         struct cg_table *tb = cg_table_acquire(&cg_arc_tables);
         if (!tb) {
             __atomic_add_fetch(&nested_lost, 1, __ATOMIC_RELAXED);
+            t->table_retry = 4095; /* a table released by an ended thread may come */
             goto out;
         }
         t->table = tb;

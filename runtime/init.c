@@ -7,6 +7,7 @@
  */
 #include "rt.h"
 #include "unwind.h"
+#define CGPROF_RUNTIME /* cgprof_dump defined here: not weak */
 #include "../include/cgprof.h"
 
 #include <dlfcn.h>
@@ -110,7 +111,11 @@ static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t max)
     char *end;
     errno = 0;
     unsigned long long n = strtoull(v, &end, 10);
-    if (errno || *end || n > max) {
+    if (errno == ERANGE || (!errno && !*end && n > max)) {
+        cg_say("ignoring ", name, ": out of range");
+        return dflt;
+    }
+    if (errno || *end) {
         cg_say("ignoring ", name, ": not a valid number");
         return dflt;
     }

@@ -18,6 +18,7 @@ enum {
     TAG_IMAGE = 6,
     TAG_THREADS = 7,
     TAG_STACKS = 8,
+    TAG_END = 255, /* always last: a file without it was cut short */
 };
 
 #define NO_MODULE UINT32_MAX
@@ -236,4 +237,5 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     put64(o, lost_calls);
     put64(o, cg_unsampled_threads + cg_sampler_unsampled(&err));
     end(o, at);
+    end(o, begin(o, TAG_END));
 }

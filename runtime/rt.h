@@ -47,6 +47,7 @@ struct cg_table {
     struct cg_gen *gen;    /* current generation (atomic pointer) */
     uint64_t nkeys;        /* keys in the current generation */
     uint64_t lost;         /* calls not recorded for want of memory */
+    int capped;            /* an arc table: its memory counts against CGPROF_ARC_MEMORY */
 };
 
 /* A list of tables of one kind (atomic head; tables are never removed). */
@@ -74,6 +75,7 @@ struct cg_tls {
     void *timer;                  /* timer_t */
     struct cg_stree *stree;       /* this thread's sampled stacks (handler only) */
     uintptr_t stack_lo, stack_hi; /* its stack, if known: read directly when unwinding */
+    unsigned table_retry; /* no arc table (CGPROF_ARC_MEMORY): calls lost before trying again */
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;

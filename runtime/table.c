@@ -26,7 +26,12 @@
 
 struct cg_registry cg_arc_tables, cg_sample_tables;
 
-static uint64_t mapped_bytes;             /* atomic */
+/* CGPROF_ARC_MEMORY caps the arc tables only: samples, modules and the
+ * thread log are small and bounded, and without them the profile could
+ * name nothing.  Memory over the cap is refused before any system call,
+ * so a thread that can have no table loses its calls (counted) at the
+ * cost of an atomic add, not of an mmap and munmap per call. */
+static uint64_t arc_bytes;                /* atomic: the arc tables' memory */
 static uint64_t limit_bytes = UINT64_MAX; /* CGPROF_ARC_MEMORY */
 
 void cg_tables_set_limit(uint64_t bytes)
@@ -34,25 +39,34 @@ void cg_tables_set_limit(uint64_t bytes)
     limit_bytes = bytes;
 }
 
+/* Takes BYTES of the arc tables' allowance; 0 if that would pass the cap. */
+static int arc_reserve(uint64_t bytes)
+{
+    if (__atomic_add_fetch(&arc_bytes, bytes, __ATOMIC_RELAXED) <= limit_bytes)
+        return 1;
+    __atomic_sub_fetch(&arc_bytes, bytes, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static void arc_unreserve(uint64_t bytes)
+{
+    __atomic_sub_fetch(&arc_bytes, bytes, __ATOMIC_RELAXED);
+}
+
 void *cg_map(size_t bytes)
 {
-    uint64_t now = __atomic_add_fetch(&mapped_bytes, bytes, __ATOMIC_RELAXED);
-    if (now > limit_bytes) {
-        __atomic_sub_fetch(&mapped_bytes, bytes, __ATOMIC_RELAXED);
-        return NULL;
-    }
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        __atomic_sub_fetch(&mapped_bytes, bytes, __ATOMIC_RELAXED);
-        return NULL;
-    }
-    return p;
+    return p == MAP_FAILED ? NULL : p;
 }
 
 void cg_unmap(void *p, size_t bytes)
 {
     munmap(p, bytes);
-    __atomic_sub_fetch(&mapped_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+static uint64_t gen_bytes(uint64_t nslots)
+{
+    return sizeof(struct cg_gen) + nslots * sizeof(struct cg_slot);
 }
 
 struct cg_table *cg_tables(const struct cg_registry *r)
@@ -84,11 +98,16 @@ static struct cg_slot *slot_place(struct cg_gen *g, uintptr_t from, uintptr_t se
  * power-of-two classes), so the arcs that matter most sit in their home
  * slot and the fast path rarely probes: measured on Lua 5.4, 1.01 slots
  * looked at per call instead of 1.2 in slot order. */
-static int table_grow(struct cg_table *tb, uint64_t nslots)
+static int table_grow(struct cg_table *tb, uint64_t nslots, int reserved)
 {
-    struct cg_gen *g = cg_map(sizeof *g + nslots * sizeof(struct cg_slot));
-    if (!g)
+    if (tb->capped && !reserved && !arc_reserve(gen_bytes(nslots)))
         return -1;
+    struct cg_gen *g = cg_map(gen_bytes(nslots));
+    if (!g) {
+        if (tb->capped)
+            arc_unreserve(gen_bytes(nslots));
+        return -1;
+    }
     g->nslots = nslots;
     struct cg_gen *old = tb->gen;
     for (int cls = 64; old && cls >= 0; cls--) {
@@ -107,12 +126,22 @@ static int table_grow(struct cg_table *tb, uint64_t nslots)
 
 static struct cg_table *table_new(struct cg_registry *r)
 {
+    int capped = r == &cg_arc_tables;
+    uint64_t first = sizeof(struct cg_table) + gen_bytes(FIRST_SLOTS);
+    if (capped && !arc_reserve(first))
+        return NULL; /* over the cap: nothing mapped */
     struct cg_table *tb = cg_map(sizeof *tb);
-    if (!tb)
+    if (!tb) {
+        if (capped)
+            arc_unreserve(first);
         return NULL;
+    }
     tb->in_use = 1;
-    if (table_grow(tb, FIRST_SLOTS) != 0) {
+    tb->capped = capped;
+    if (table_grow(tb, FIRST_SLOTS, 1) != 0) { /* it gave back its part */
         cg_unmap(tb, sizeof *tb);
+        if (capped)
+            arc_unreserve(sizeof *tb);
         return NULL;
     }
     struct cg_table *head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
@@ -157,7 +186,7 @@ int cg_table_add(struct cg_table *tb, uintptr_t from, uintptr_t self, uint64_t w
         /* Keep a generation at most half full; if the next cannot be had,
          * fill this one up to all but one slot (probes need an empty one). */
         uint64_t nslots = tb->gen->nslots;
-        if ((tb->nkeys + 1) * 2 > nslots && table_grow(tb, nslots * 2) != 0 &&
+        if ((tb->nkeys + 1) * 2 > nslots && table_grow(tb, nslots * 2, 0) != 0 &&
             tb->nkeys + 2 > nslots) {
             __atomic_add_fetch(&tb->lost, weight, __ATOMIC_RELAXED);
             return -1;

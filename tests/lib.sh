@@ -7,12 +7,18 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-CGPROF=${CGPROF:-$BUILD/cgprof}
+# The tests run cgprof through tests/cgprof-checked.sh, which checks every
+# report printed (each [N] has an entry, no nan/inf); test_done counts
+# breaches as a failed test.
+CGPROF_REAL=${CGPROF:-$BUILD/cgprof}
+CGPROF=$ROOT/tests/cgprof-checked.sh
 LIBSO=$BUILD/libcgprof.so
 LIBA="$BUILD/libcgprof.a ${LINK_EXTRA:-}"  # LINK_EXTRA: what a sanitizer build of it needs
 PROGS=$ROOT/tests/progs
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cgprof-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+CGPROF_CHECK_LOG=$WORK/.report-check
+export CGPROF_REAL CGPROF_CHECK_LOG
 npass=0 nfail=0 nskip=0
 
 test_expect() {
@@ -32,6 +38,11 @@ test_skip() {
 }
 
 test_done() {
+    if [ -s "$CGPROF_CHECK_LOG" ]; then
+        echo "FAIL - every report printed: each [N] has an entry, no nan or inf"
+        sed 's/^/    /' "$CGPROF_CHECK_LOG" | head -n 40
+        nfail=$((nfail + 1))
+    fi
     echo "# counts $npass $nfail $nskip"
     [ "$nfail" -eq 0 ]
 }

@@ -1,9 +1,10 @@
 #!/bin/sh
 # t0240: the profile readers under libFuzzer (ASan+UBSan) for a bounded
 # time: gmon.out (GNU, BSD) from tests/fuzz/corpus, cgprof profiles from
-# tests/fuzz/corpus-cgdata (made by `cgprof record -o` of tests/progs/calls
-# and /bin/true).  A crash, leak, timeout or RSS blow-up fails.
-# FUZZ_TIME=seconds overrides the default 20.
+# tests/fuzz/corpus-cgdata (made by `cgprof record -o` of tests/progs/calls,
+# tests/progs/cxx.cc and /bin/true), each analyzed and printed as well.  A
+# crash, leak, timeout or RSS blow-up fails.
+# FUZZ_TIME=seconds overrides the default 60.
 . "$(dirname "$0")/lib.sh"
 
 if ! make -s -C "$ROOT" BUILD="$WORK" fuzz >"$WORK/make.log" 2>&1; then
@@ -16,7 +17,7 @@ fi
 # scratch corpus (listed first), never into the tree.
 fuzz() {
     mkdir -p "corpus-$1" && ASAN_OPTIONS=quarantine_size_mb=64 \
-        "$WORK/fuzz_$1" -max_total_time="${FUZZ_TIME:-20}" -rss_limit_mb=512 -timeout=5 \
+        "$WORK/fuzz_$1" -max_total_time="${FUZZ_TIME:-60}" -rss_limit_mb=512 -timeout=5 \
         -print_final_stats=1 -artifact_prefix="$WORK/crash-$1-" "corpus-$1" "$2" >"fuzz-$1.log" 2>&1
     rc=$?
     grep -E '^stat::number_of_executed_units' "fuzz-$1.log"
@@ -30,10 +31,10 @@ fuzz() {
 test_expect "the seed corpus reads cleanly" "
     $WORK/fuzz_gmon -runs=0 $ROOT/tests/fuzz/corpus >seed.log 2>&1 || { tail -n 30 seed.log; false; }
 "
-test_expect "gmon.out readers, libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+test_expect "gmon.out readers, libFuzzer, ${FUZZ_TIME:-60} s: no crash" "
     fuzz gmon $ROOT/tests/fuzz/corpus
 "
-test_expect "cgprof profile reader, libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+test_expect "cgprof profile reader and analysis, libFuzzer, ${FUZZ_TIME:-60} s: no crash" "
     fuzz cgdata $ROOT/tests/fuzz/corpus-cgdata
 "
 test_done

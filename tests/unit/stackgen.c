@@ -297,6 +297,7 @@ int main(int argc, char **argv)
     put64(0);
     put64(0);
     end(r);
+    end(begin(255)); /* END */
     FILE *f = fopen(argv[1], "wb");
     if (!f || fwrite(out, 1, len, f) != len || fclose(f) != 0)
         die("cannot write", argv[1]);

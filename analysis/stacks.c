@@ -149,6 +149,7 @@ int stacks_prepare(struct stacks *s, const struct cgdata *d, const struct symtab
             return -1;
         }
         if (__builtin_add_overflow(s->samples, x->count, &s->samples)) {
+            free(depth);
             snprintf(err, errsz,
                      "the stacks' sample counts add up to more than 2^64: the "
                      "profile is corrupt");

@@ -15,6 +15,7 @@
  */
 #include "callgraph.h"
 #include "cgdata.h"
+#include "stacks.h"
 #include "gprof_text.h"
 #include "json.h"
 
@@ -101,16 +102,36 @@ static void analyze(const struct cgdata *d, FILE *sink)
     o.show_zeros = (int)(d->pid & 1);
     struct callgraph g;
     char err[256];
-    if (rc == 0 && cg_build_opts(&g, &st, &gd, &o, err, sizeof err) == 0) {
+    /* sampled stacks: symbolized, their calls added, times measured */
+    struct stacks stk;
+    int has_stacks = 0;
+    if (d->has_stacks) {
+        has_stacks = stacks_prepare(&stk, d, &st, err, sizeof err) == 0;
+        if (!has_stacks)
+            stacks_free(&stk); /* what it had made before it failed */
+    }
+    if (has_stacks) {
+        o.stack_calls = stk.calls;
+        o.nstack_calls = stk.ncalls;
+    }
+    int built = rc == 0 && cg_build_opts(&g, &st, &gd, &o, err, sizeof err) == 0;
+    if (built && has_stacks && stacks_measure(&g, &stk, err, sizeof err) != 0) {
+        cg_free(&g);
+        built = 0;
+    }
+    if (built) {
         struct gprof_text_opts t = {.flat = 1,
                                     .graph = 1,
                                     .show_zeros = o.show_zeros,
                                     .demangle = 1,
                                     .bsd = (int)(d->pid & 2)};
         gprof_text_print(sink, &g, &t);
-        json_print(sink, &g, "prog", gd.lost_calls, d->threads, d->nthreads);
+        json_print(sink, &g, "prog", gd.lost_calls, d->threads, d->nthreads,
+                   has_stacks ? &stk : NULL);
         cg_free(&g);
     }
+    if (has_stacks)
+        stacks_free(&stk);
     gmon_free(&gd);
     free(pcs);
     free(nm);

@@ -220,7 +220,7 @@ static void close_ranges(struct builder *b)
 }
 
 /* The synthetic pc of (module, address); "[unknown]" lives in slice 0. */
-static uint64_t synth(const struct cgdata *d, uint32_t module, uint64_t addr)
+uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
 {
     for (size_t k = 0; k < d->nmodules; k++)
         if (d->modules[k].id == module)
@@ -242,6 +242,8 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
             used = d->samples[i].module == id;
         for (size_t i = 0; i < d->narcs && !used; i++)
             used = d->arcs[i].from_module == id || d->arcs[i].self_module == id;
+        for (size_t i = 0; i < d->nstacks && !used; i++)
+            used = d->stacks[i].module == id;
         if (used)
             fail = add_module(&b, k, &d->modules[k], sym_flags, warn);
     }
@@ -266,15 +268,15 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
         return -1;
     }
     for (size_t i = 0; i < d->nsamples; i++) {
-        mm->samples[i].pc = synth(d, d->samples[i].module, d->samples[i].addr);
+        mm->samples[i].pc = modmap_pc(d, d->samples[i].module, d->samples[i].addr);
         mm->samples[i].count = d->samples[i].count;
     }
     mm->nsamples = d->nsamples;
     gmon_init(&mm->gd);
     for (size_t i = 0; i < d->narcs; i++) {
         const struct cgdata_arc *a = &d->arcs[i];
-        if (gmon_add_arc(&mm->gd, synth(d, a->from_module, a->from_addr),
-                         synth(d, a->self_module, a->self_addr), a->count) != 0) {
+        if (gmon_add_arc(&mm->gd, modmap_pc(d, a->from_module, a->from_addr),
+                         modmap_pc(d, a->self_module, a->self_addr), a->count) != 0) {
             snprintf(err, errsz, "out of memory");
             modmap_free(mm);
             return -1;

@@ -26,4 +26,8 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
                  char *err, size_t errsz);
 void modmap_free(struct modmap *mm);
 
+/* The address in MM's symbol table of ADDR in D's module MODULE (samples,
+ * arcs and stack frames alike); 0, "[unknown]", for no known module. */
+uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr);
+
 #endif

@@ -16,7 +16,7 @@ RT_EXTRA   ?=
 TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
-TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/output/html_assets.o
 TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++ \
 	-lprotobuf-c -lz -lm
 # pprof's profile.proto (output/profile.proto) compiled by protoc-c at build
@@ -60,6 +60,11 @@ $(BUILD)/%.o: %.c $(wildcard analysis/*.h output/*.h cli/*.h) $(PROTO_GEN) Makef
 $(PROTO_GEN) &: output/profile.proto
 	@mkdir -p $(BUILD)/gen
 	protoc-c --c_out=$(BUILD)/gen -Ioutput output/profile.proto
+
+# the HTML report's page code and style, embedded with .incbin
+$(BUILD)/output/html_assets.o: output/html_assets.S output/html/page.js output/html/page.css
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
 
 $(BUILD)/gen/profile.pb-c.o: $(PROTO_GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TOOL_EXTRA) -I$(BUILD)/gen -c $(BUILD)/gen/profile.pb-c.c -o $@

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ERR_LEN 512
@@ -176,6 +177,9 @@ static int write_output(const struct export_args *a, const struct ex_model *m)
         free(tmp);
         return 1;
     }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask); /* as fopen would create it */
     FILE *out = fdopen(fd, "w");
     int rc = out ? write_format(out, a, m, err) : -1;
     int saved = errno;

@@ -280,25 +280,19 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
         if (t[i].self <= 0)
             continue;
         size_t len = root_path(t, (int)i, path, depth + 1);
+        /* slot nsyms stands for the truncated frames; each function
+         * counts at its outermost frame, through the call into it */
         unsigned s = (unsigned)i + 1;
-        /* slot nsyms stands for the truncated frames */
-        int leaf = t[i].func;
-        size_t leaf_slot = leaf >= 0 ? (size_t)leaf : nf - 1;
-        stamp[leaf_slot] = s;
         for (size_t k = 0; k < len; k++) {
-            int f = t[path[k]].func;
-            size_t slot = f >= 0 ? (size_t)f : nf - 1;
-            if (stamp[slot] == s && f != leaf)
-                continue;
-            if (f == leaf && k + 1 < len)
-                continue; /* the sampled function: counted once, below */
-            if (incl && f >= 0)
-                incl[f] += t[i].self;
-            if (f == leaf)
+            int callee = t[path[k]].func;
+            size_t slot = callee >= 0 ? (size_t)callee : nf - 1;
+            if (stamp[slot] == s)
                 continue;
             stamp[slot] = s;
-            int callee = t[path[k + 1]].func;
-            if (!edges || callee < 0)
+            if (incl && callee >= 0)
+                incl[callee] += t[i].self;
+            int f = k > 0 ? t[path[k - 1]].func : 0;
+            if (!edges || k == 0 || callee < 0)
                 continue;
             int id = pm_get(&pm, f, callee, (int)ne);
             if (id == -2) {

@@ -61,10 +61,11 @@ struct ex_fnode {
 int ex_func_tree(const struct ex_model *m, struct ex_fnode **out, size_t *n);
 
 /* Measured cost of the calls from function CALLER to CALLEE: the samples
- * with that call on their stack, each sample counted once for CALLER (at
- * its outermost frame, and not at all when CALLER is the sampled
- * function itself), so that a function's self samples plus its calls'
- * costs are the samples with it on the stack. */
+ * whose stack has CALLEE's outermost frame called from CALLER, so that
+ * the calls into a function cost exactly the samples with it on the
+ * stack, recursion counted once (callgrind_annotate's inclusive cost is
+ * that sum).  CALLER is EX_TRUNCATED for the calls from frames cut at the
+ * depth limit. */
 struct ex_edge {
     int caller, callee;
     double cost;

@@ -215,7 +215,7 @@ static int read_stacks(struct cgdata *d, struct cur *c)
     uint32_t version = get32(c);
     get32(c);
     uint64_t n = get64(c);
-    uint64_t limit = get64(c), cut = get64(c);
+    uint64_t limit = get64(c), cut = get64(c), lost = get64(c);
     if (c->bad || version != 1 || d->has_stacks || n > (uint64_t)(c->end - c->p) / 24 ||
         n >= CGDATA_NO_PARENT)
         return -1;
@@ -225,6 +225,7 @@ static int read_stacks(struct cgdata *d, struct cur *c)
     d->has_stacks = 1;
     d->stack_depth_limit = limit;
     d->stacks_cut = cut;
+    d->stacks_lost = lost;
     for (uint64_t i = 0; i < n; i++) {
         struct cgdata_stack_node *x = &d->stacks[d->nstacks++];
         x->parent = get32(c);

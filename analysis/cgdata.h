@@ -74,6 +74,7 @@ struct cgdata {
     size_t nstacks;
     int has_stacks;
     uint64_t stack_depth_limit, stacks_cut; /* frames kept at most; samples cut there */
+    uint64_t stacks_lost;                   /* samples whose stack could not be kept */
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
 };
 

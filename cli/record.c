@@ -30,7 +30,9 @@ static void record_usage(FILE *f)
           "  -o, --output FILE  write the profile to FILE\n"
           "      --format F     cgprof (the default: cgprof.data, the whole process --\n"
           "                     libraries, vDSO, build-ids; docs/profile-format.md) or gmon\n"
-          "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n",
+          "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
+          "      --no-stacks    sample pcs only, without call stacks (cgprof format;\n"
+          "                     the default records each sample's call stack)\n",
           f);
 }
 
@@ -141,6 +143,7 @@ struct opts {
     uint64_t hz, period;
     const char *output, *format;
     int have_hz;
+    int no_stacks;
 };
 
 /* Parses options up to PROG; returns PROG's index, or -1 (and *rc). */
@@ -160,6 +163,10 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             return i + 1;
         if (a[0] != '-')
             return i;
+        if (strcmp(a, "--no-stacks") == 0) {
+            o->no_stacks = 1;
+            continue;
+        }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             record_usage(stdout);
             *rc = 0;
@@ -237,6 +244,8 @@ static int setup_env(const struct opts *o, const char *lib)
     bad |= setenv("CGPROF_FREQ", num, 1);
     bad |= setenv("CGPROF_EVENT", o->event->name, 1);
     bad |= setenv("CGPROF_FORMAT", o->format, 1);
+    if (o->no_stacks)
+        bad |= setenv("CGPROF_STACKS", "0", 1);
     snprintf(num, sizeof num, "%ld", (long)getpid()); /* exec keeps the pid */
     bad |= setenv("CGPROF_ROOT_PID", num, 1);
     if (o->period) {
@@ -253,7 +262,7 @@ static int setup_env(const struct opts *o, const char *lib)
 
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "cgprof", 0};
+    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "cgprof", 0, 0};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)

@@ -6,6 +6,7 @@
  * runtime never starts and only our gmon.out is written.
  */
 #include "rt.h"
+#include "unwind.h"
 #include "../include/cgprof.h"
 
 #include <dlfcn.h>
@@ -97,6 +98,7 @@ static void after_fork_child(void)
 {
     cg_output_after_fork();
     cg_arcs_after_fork();
+    cg_stacks_after_fork();
     cg_sample_after_fork();
 }
 
@@ -129,6 +131,9 @@ void cg_init(void)
     if (!cg_event)
         cg_say("CGPROF_EVENT=", ev, ": unknown event; nothing will be sampled");
     cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
+    cg_stacks_on = env_u64("CGPROF_STACKS", 1, 1) != 0;
+    if (cg_stacks_on)
+        cg_stack_bounds_init(); /* this (the main) thread's stack */
     const char *fmt = getenv("CGPROF_FORMAT");
     if (fmt && strcmp(fmt, "cgprof") == 0)
         cg_format = CG_FORMAT_CGPROF;

@@ -14,6 +14,7 @@
  * count, and entries are complete before the count covers them.
  */
 #include "rt.h"
+#include "unwind.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -62,6 +63,26 @@ static void read_build_id(const struct dl_phdr_info *info, struct cg_module *m)
                 return;
             }
             p = desc + ((nh->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+/* Where the module's .eh_frame_hdr is, and the segment that holds it. */
+static void find_eh_frame(const struct dl_phdr_info *info, struct cg_module *m)
+{
+    uintptr_t hdr = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+            hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    if (!hdr)
+        return;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && lo <= hdr && hdr < lo + ph->p_filesz) {
+            m->eh_hdr = hdr;
+            m->eh_lo = lo;
+            m->eh_hi = lo + ph->p_filesz;
         }
     }
 }
@@ -129,6 +150,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     m->flags = flags;
     m->seen = snapshot_seq;
     read_build_id(info, m);
+    find_eh_frame(info, m);
     __atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
     return 0;
 }
@@ -151,6 +173,17 @@ void cg_modules_snapshot(void)
     for (unsigned i = 0; i < n; i++)
         if (mods[i].seen != snapshot_seq)
             mods[i].flags |= CG_MOD_UNLOADED;
+    /* unwind tables for new modules: still mapped, since dlclose (the only
+     * way one goes) takes this lock first */
+    for (unsigned i = 0; i < n; i++) {
+        struct cg_module *m = &mods[i];
+        if (cg_stacks_on && m->eh_hdr && !m->cfi && !(m->flags & CG_MOD_UNLOADED)) {
+            struct cg_cfi *t = cg_cfi_build(m->lo, m->hi, m->eh_hdr, m->eh_lo, m->eh_hi);
+            __atomic_store_n(&m->cfi, t, __ATOMIC_RELEASE);
+            if (!t)
+                m->eh_hdr = 0; /* none usable: not tried again */
+        }
+    }
     drop_lock();
 }
 

@@ -2,6 +2,7 @@
  * modules with build-ids, the event, samples and arcs by (module, address),
  * totals and lost counts.  Async-signal-safe, like all of the writer. */
 #include "writer.h"
+#include "unwind.h"
 
 #include <link.h>
 #include <string.h>
@@ -16,6 +17,7 @@ enum {
     TAG_TOTALS = 5,
     TAG_IMAGE = 6,
     TAG_THREADS = 7,
+    TAG_STACKS = 8,
 };
 
 #define NO_MODULE UINT32_MAX
@@ -170,6 +172,37 @@ static void put_arcs(struct out *o, const struct merged *a)
     end(o, at);
 }
 
+/* The merged call-path tree (stacks.c) as the STACKS record. */
+static void put_stacks(struct out *o)
+{
+    uint64_t n, cut, lost;
+    const struct cg_snode *nodes = cg_stacks_merged(&n, &cut, &lost);
+    if (!nodes)
+        return;
+    size_t at = begin(o, TAG_STACKS);
+    put32(o, 1); /* layout version */
+    put32(o, 0);
+    put64(o, n);
+    put64(o, CG_STACK_MAX);
+    put64(o, cut);
+    put64(o, lost);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t mod;
+        uint64_t addr;
+        if (nodes[i].pc == CG_FRAME_CUT) {
+            mod = NO_MODULE - 1;
+            addr = 0;
+        } else {
+            locate(nodes[i].pc, &mod, &addr);
+        }
+        put32(o, nodes[i].parent);
+        put32(o, mod);
+        put64(o, addr);
+        put64(o, nodes[i].count);
+    }
+    end(o, at);
+}
+
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
                       uint64_t lost_calls, const struct frozen *fz)
 {
@@ -194,6 +227,7 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
         put64(o, thr[i].cpu_ns);
     }
     end(o, at);
+    put_stacks(o);
     int err;
     at = begin(o, TAG_TOTALS);
     put64(o, samples->total);

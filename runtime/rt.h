@@ -56,6 +56,8 @@ struct cg_registry {
 
 #define CG_PENDING 32 /* nested calls queued while the slow path is busy */
 
+struct cg_stree;
+
 /* Thread-local state: the two fields the entry stubs read first, then the rest.
  * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
 struct cg_tls {
@@ -66,10 +68,12 @@ struct cg_tls {
     struct cg_table *samples; /* this thread's samples (SIGPROF handler only) */
     unsigned npending;        /* atomic: calls seen while busy (signal handlers) */
     uintptr_t pending[CG_PENDING][2];
-    int timer_on; /* 1: running, -1: timer_create failed, 0: not tried */
+    int timer_on;              /* 1: running, -1: timer_create failed, 0: not tried */
     struct cg_thread_rec *rec; /* this thread's totals */
     int key_set;
-    void *timer; /* timer_t */
+    void *timer;                  /* timer_t */
+    struct cg_stree *stree;       /* this thread's sampled stacks (handler only) */
+    uintptr_t stack_lo, stack_hi; /* its stack, if known: read directly when unwinding */
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
@@ -90,10 +94,14 @@ extern int cg_instrumented CG_HIDDEN;
 #define CG_MOD_MAIN     1u
 #define CG_MOD_VDSO     2u
 #define CG_MOD_UNLOADED 4u
+struct cg_cfi;
 struct cg_module {
     char path[CG_PATH_MAX];
-    uintptr_t bias;   /* load bias: pc - bias is the link-time address */
-    uintptr_t lo, hi; /* mapped range of its PT_LOAD segments */
+    struct cg_cfi *cfi;     /* unwind table (atomic; built once, never freed) */
+    uintptr_t eh_hdr;       /* run-time address of .eh_frame_hdr, or 0 */
+    uintptr_t eh_lo, eh_hi; /* the mapped segment holding it */
+    uintptr_t bias;         /* load bias: pc - bias is the link-time address */
+    uintptr_t lo, hi;       /* mapped range of its PT_LOAD segments */
     unsigned flags;
     unsigned seen; /* snapshot that last saw it */
     unsigned build_id_len;

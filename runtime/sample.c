@@ -18,6 +18,7 @@
  * memory (mmap when a table grows), nothing else.
  */
 #include "rt.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -121,6 +122,8 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     if (si->si_code == SI_TIMER && si->si_overrun > 0)
         weight += (uint32_t)si->si_overrun;
     count_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP], weight);
+    if (cg_stacks_on)
+        cg_stack_sample_uc(uc, weight);
 }
 
 /* Installs the SIGPROF handler (cpu, itimer) or starts the sampler

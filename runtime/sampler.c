@@ -20,6 +20,7 @@
  * flag are shared, through atomics.
  */
 #include "rt.h"
+#include "unwind.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,10 +32,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
-#define RING_PAGES 8          /* data pages per thread (plus one header page) */
+/* Data pages per thread's ring (plus one header page): with stacks, each
+ * sample carries STACK_COPY bytes of the thread's stack, and the ring holds
+ * some 30 of them between two drains. */
+#define RING_PAGES (cg_stacks_on ? 64 : 8)
+#define STACK_COPY 8192
 #define SCAN_NS    100000000L /* pthread_create asks for a scan at once */
 
 struct tracked {
@@ -62,13 +68,30 @@ static uint64_t unsampled;             /* threads the event could not be opened 
 
 static struct tracked *trk;
 static size_t ntrk, trk_cap;
-static struct cg_table *table; /* the sampler's own sample table */
+static struct cg_table *table;                  /* the sampler's own sample table */
+static struct cg_stree *stree;                  /* the sampler's own stack tree */
+static unsigned char rec[64 + STACK_COPY + 64]; /* one record, out of the ring */
 
 static uint64_t now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Walks a stack from REGS over M into the sampler's own tree. */
+static void count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint64_t weight)
+{
+    if (!cg_stacks_on)
+        return;
+    if (!stree)
+        stree = cg_stree_acquire();
+    if (!stree)
+        return;
+    int cut;
+    uintptr_t *frames = cg_stree_scratch(stree);
+    unsigned n = cg_unwind(regs, m, frames, CG_STACK_MAX, &cut);
+    cg_stree_add(stree, frames, n, cut, weight);
 }
 
 static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
@@ -94,9 +117,49 @@ static int open_event(pid_t tid)
     a.config = event->kind == CG_EV_WALL ? PERF_COUNT_SW_CPU_CLOCK : event->config;
     a.sample_period = perf_period;
     a.sample_type = PERF_SAMPLE_IP;
+    if (cg_stacks_on) {
+        /* registers and the top of the stack, unwound here afterwards */
+        a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a.sample_regs_user = 1u << 6 | 1u << 7 | 1u << 8; /* bp, sp, ip */
+        a.sample_stack_user = STACK_COPY;
+    }
     a.exclude_hv = 1;
     a.exclude_kernel = 1; /* user pcs: the kernel's are not ours to name */
     return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A sample record's body (ip, abi, bp sp ip, stack size, stack bytes,
+ * dynamic size): its stack, unwound over the copy and, past it, over the
+ * thread's live stack. */
+static void stack_of_record(const unsigned char *p, size_t n, uint64_t weight)
+{
+    uint64_t ip, abi, regs[3] = {0, 0, 0}, size = 0, dyn = 0;
+    if (n < 16)
+        return;
+    memcpy(&ip, p, 8);
+    memcpy(&abi, p + 8, 8);
+    size_t at = 16;
+    if (abi) {
+        if (n < at + 24)
+            return;
+        memcpy(regs, p + at, 24);
+        at += 24;
+    }
+    if (n >= at + 8) {
+        memcpy(&size, p + at, 8);
+        at += 8;
+    }
+    const unsigned char *stack = p + at;
+    if (size && n >= at + size + 8)
+        memcpy(&dyn, p + at + size, 8);
+    if (dyn > size)
+        dyn = 0;
+    struct cg_regs r = {(uintptr_t)(abi ? regs[2] : ip), (uintptr_t)regs[1], (uintptr_t)regs[0],
+                        abi != 0};
+    struct cg_mem m = {r.sp, r.sp + dyn, stack};
+    if (!abi)
+        m.lo = m.hi = 0;
+    count_stack(&r, &m, weight);
 }
 
 /* Reads every sample of T's ring buffer; the number of samples read. */
@@ -111,19 +174,21 @@ static uint64_t drain(struct tracked *t)
     uint64_t head = __atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = h->data_tail;
     while (tail + sizeof(struct perf_event_header) <= head) {
-        unsigned char rec[64];
         struct perf_event_header eh;
         for (size_t i = 0; i < sizeof eh; i++)
             ((unsigned char *)&eh)[i] = data[(tail + i) % size];
         if (eh.size < sizeof eh || tail + eh.size > head)
             break;
         size_t n = eh.size < sizeof rec ? eh.size : sizeof rec;
-        for (size_t i = 0; i < n; i++)
-            rec[i] = data[(tail + i) % size];
+        size_t at = (size_t)(tail % size), first = n < size - at ? n : size - at;
+        memcpy(rec, data + at, first);
+        memcpy(rec + first, data, n - first);
         uint64_t v;
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 8) {
             memcpy(&v, rec + sizeof eh, 8);
             count(t, (uintptr_t)v, sample_weight);
+            if (cg_stacks_on)
+                stack_of_record(rec + sizeof eh, n - sizeof eh, sample_weight);
             got++;
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
@@ -222,6 +287,21 @@ static void scan(void)
             i++;
 }
 
+static int parse_hex(const char *p, uintptr_t *v)
+{
+    if (p[0] != '0' || p[1] != 'x')
+        return -1;
+    uintptr_t x = 0;
+    for (p += 2; *p && *p != '\n'; p++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0)
+            return -1;
+        x = x * 16 + (uintptr_t)d;
+    }
+    *v = x;
+    return 0;
+}
+
 /* wall: a thread blocked in the kernel counts one tick at its user pc. */
 static void sample_blocked(struct tracked *t, uint64_t weight)
 {
@@ -241,17 +321,37 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
     if (n <= 0 || buf[0] == 'r') /* "running": its cpu-clock samples it */
         return;
     buf[n] = '\0';
+    /* "nr args... sp pc", or "-1 sp pc" outside a system call */
     char *last = strrchr(buf, ' ');
-    if (!last || last[1] != '0' || last[2] != 'x')
+    if (!last)
         return;
-    uintptr_t pc = 0;
-    for (p = last + 3; *p && *p != '\n'; p++) {
-        int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-        if (d < 0)
-            return;
-        pc = pc * 16 + (uintptr_t)d;
-    }
+    *last = '\0';
+    char *prev = strrchr(buf, ' ');
+    uintptr_t pc = 0, sp = 0;
+    if (!prev || parse_hex(last + 1, &pc) != 0 || parse_hex(prev + 1, &sp) != 0)
+        return;
     count(t, pc, weight);
+    if (!cg_stacks_on)
+        return;
+    /* its stack, read at once (the thread is blocked); rbp is not known */
+    static unsigned char copy[STACK_COPY];
+    /* page by page, so that a copy running past the stack's end still
+     * returns the pages before it */
+    struct iovec local = {copy, sizeof copy}, remote[STACK_COPY / 4096 + 1];
+    int nr = 0;
+    for (uintptr_t a = sp; a < sp + sizeof copy && nr < (int)(sizeof remote / sizeof remote[0]);
+         nr++) {
+        uintptr_t end = (a | (page - 1)) + 1;
+        if (end > sp + sizeof copy)
+            end = sp + sizeof copy;
+        remote[nr].iov_base = (void *)a;
+        remote[nr].iov_len = end - a;
+        a = end;
+    }
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)nr, 0);
+    struct cg_regs r = {pc, sp, 0, 0};
+    struct cg_mem m = {sp, sp + (got > 0 ? (uintptr_t)got : 0), copy};
+    count_stack(&r, &m, weight);
 }
 
 /* The sampler's loop.  It wakes at random intervals averaging tick_ns
@@ -385,6 +485,7 @@ void cg_sampler_after_fork(void)
     }
     ntrk = 0;
     table = NULL;
+    stree = NULL;
     unsampled = 0;
     flush_req = flush_done = 0;
     cg_sampler_start(event, start_hz, start_period);

@@ -8,6 +8,7 @@
  * pthread key's destructor tells us when a thread ends.
  */
 #include "rt.h"
+#include "unwind.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@ static void on_thread_exit(void *arg)
     cg_thread_timer_stop();
     cg_thread_rec_end();
     cg_samples_thread_exit();
+    cg_stacks_thread_exit();
     cg_arcs_thread_exit();
     cg_tls.key_set = 0;
 }
@@ -55,6 +57,7 @@ static void *thread_start(void *p)
 {
     struct start s = *(struct start *)p;
     free(p);
+    cg_stack_bounds_init();
     cg_sampler_thread_created();
     cg_thread_track();
     return s.fn(s.arg);

@@ -13,6 +13,7 @@
  */
 #include "rt.h"
 #include "writer.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,6 +329,8 @@ static int write_locked(int final)
         rc = 0;
         goto out_hist;
     }
+    if (cg_format == CG_FORMAT_CGPROF && cg_stacks_merge() != 0)
+        cg_say("cannot map memory for the stacks of ", name, "; written without them");
     struct out o = {0};
     struct frozen fz;
     cg_modules(&fz.nmods);
@@ -396,6 +399,7 @@ static int write_locked(int final)
 out_buf:
     munmap(o.buf, o.cap);
 out_hist:
+    cg_stacks_merged_free();
     munmap(h.bins, h.bytes);
 out_samples:
     munmap(sm.arcs, sm.bytes);

@@ -1,0 +1,172 @@
+/* The stack walk: from a sampled thread's registers, caller after caller,
+ * with each module's unwind table (cfi.c), falling back to frame pointers
+ * where a pc has no unwind information.
+ *
+ * It reads nothing but the stack (through struct cg_mem: bounds-checked,
+ * or process_vm_readv, which reports unmapped memory instead of faulting)
+ * and our own tables, takes no lock and calls no allocator, so it runs in a
+ * signal handler.  It stops cleanly wherever the next frame cannot be
+ * trusted: an unreadable word, a CFA that does not move up the stack, a
+ * zero return address, an outermost frame, or no information and no
+ * usable frame pointer (JIT or hand-written code).
+ */
+#include "unwind.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static pid_t self_pid;
+
+void cg_unwind_after_fork(void)
+{
+    self_pid = 0;
+}
+
+static int rd(const struct cg_mem *m, uintptr_t a, uintptr_t *v)
+{
+    if (a >= m->lo && m->hi >= 8 && a <= m->hi - 8) {
+        memcpy(v, m->copy ? m->copy + (a - m->lo) : (const unsigned char *)a, 8);
+        return 1;
+    }
+    if (a < 4096 || a > UINTPTR_MAX - 8)
+        return 0;
+    pid_t pid = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+    if (!pid) {
+        pid = (pid_t)syscall(SYS_getpid);
+        __atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
+    }
+    struct iovec local = {v, 8}, remote = {(void *)a, 8};
+    return syscall(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0) == 8;
+}
+
+/* The unwind row for PC, or NULL: no module, no table, or a gap. */
+static const struct cg_cfi_row *row_of(uintptr_t pc)
+{
+    int i = cg_module_of(pc);
+    if (i < 0)
+        return NULL;
+    unsigned n;
+    const struct cg_module *m = &cg_modules(&n)[i];
+    const struct cg_cfi *t = __atomic_load_n(&m->cfi, __ATOMIC_ACQUIRE);
+    if (!t || pc < m->lo)
+        return NULL;
+    const struct cg_cfi_row *r = cg_cfi_find(t, pc - m->lo);
+    return r && r->cfa != CG_CFA_NONE ? r : NULL;
+}
+
+/* rbp is unknown (a thread seen blocked in a system call: only its sp and
+ * pc are known) and a frame needs it: look up the stack for the frame
+ * record a frame-pointer function keeps -- a saved rbp pointing further up
+ * the stack, then a return address into code we can unwind. */
+static int guess_bp(const struct cg_mem *m, uintptr_t sp, uintptr_t *bp)
+{
+    for (uintptr_t p = sp; p < sp + 4096; p += 8) {
+        uintptr_t saved, ra;
+        if (!rd(m, p, &saved) || !rd(m, p + 8, &ra))
+            return 0;
+        if ((saved == 0 || (saved > p && saved - p < (1u << 20) && !(saved & 7))) && ra > 4096 &&
+            row_of(ra - 1)) {
+            *bp = p;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t *out, unsigned max,
+                   int *cut)
+{
+    uintptr_t pc = regs->pc, sp = regs->sp, bp = regs->bp;
+    int bp_known = regs->bp_known, exact = 1;
+    unsigned n = 0;
+    *cut = 0;
+    if (max == 0 || pc == 0)
+        return 0;
+    out[n++] = pc;
+    for (;;) {
+        uintptr_t look = exact ? pc : pc - 1;
+        const struct cg_cfi_row *row = row_of(look);
+        uintptr_t cfa, ra, nbp = bp;
+        int nbp_known = bp_known;
+        int kind = row ? row->cfa : CG_CFA_NONE;
+        switch (kind) {
+        case CG_CFA_OUTERMOST:
+            return n;
+        case CG_CFA_SIGNAL: {
+            /* a signal handler returned here: the interrupted context is the
+             * ucontext at sp, and its pc is exact, not a return address */
+            uintptr_t g = sp + offsetof(ucontext_t, uc_mcontext.gregs);
+            uintptr_t npc, nsp;
+            if (!rd(m, g + REG_RIP * 8, &npc) || !rd(m, g + REG_RSP * 8, &nsp) ||
+                !rd(m, g + REG_RBP * 8, &nbp) || npc == 0)
+                return n;
+            if (n == max) {
+                *cut = 1;
+                return n;
+            }
+            out[n++] = npc;
+            pc = npc;
+            sp = nsp;
+            bp = nbp;
+            bp_known = 1;
+            exact = 1;
+            continue;
+        }
+        case CG_CFA_RSP:
+            cfa = sp + (intptr_t)row->cfa_off;
+            break;
+        case CG_CFA_PLT:
+            cfa = sp + (intptr_t)row->cfa_off + ((pc & 15) >= (uintptr_t)row->rbp_off ? 8 : 0);
+            break;
+        case CG_CFA_RBP:
+        case CG_CFA_DEREF_RBP:
+            if (!bp_known && !guess_bp(m, sp, &bp))
+                return n;
+            bp_known = 1;
+            if (kind == CG_CFA_RBP)
+                cfa = bp + (intptr_t)row->cfa_off;
+            else if (!rd(m, bp + (intptr_t)row->cfa_off, &cfa))
+                return n;
+            break;
+        default:
+            /* no unwind information: a frame-pointer frame, if rbp looks
+             * like one (above sp, aligned) */
+            if (!bp_known || bp < sp || (bp & 7) || !rd(m, bp, &nbp))
+                return n;
+            nbp_known = 1;
+            cfa = bp + 16;
+            break;
+        }
+        if (cfa <= sp || !rd(m, cfa - 8, &ra) || ra < 4096)
+            return n;
+        if (row) {
+            switch (row->rbp) {
+            case CG_RBP_SAME:
+                break;
+            case CG_RBP_CFA:
+                nbp_known = rd(m, cfa + (intptr_t)row->rbp_off, &nbp);
+                break;
+            case CG_RBP_DEREF:
+                nbp_known = bp_known && rd(m, bp + (intptr_t)row->rbp_off, &nbp);
+                break;
+            default:
+                nbp_known = 0;
+                break;
+            }
+        }
+        if (n == max) {
+            *cut = 1;
+            return n;
+        }
+        out[n++] = ra - 1;
+        pc = ra;
+        sp = cfa;
+        bp = nbp;
+        bp_known = nbp_known;
+        exact = 0;
+    }
+}

@@ -1,0 +1,111 @@
+/* Call stacks: unwind tables made from each module's .eh_frame (cfi.c),
+ * the walk that uses them (unwind.c), and the per-thread call-path trees
+ * that keep the stacks (stacks.c).  See docs/stacks.md. */
+#ifndef CGPROF_UNWIND_H
+#define CGPROF_UNWIND_H
+
+#include "rt.h"
+
+/* How a row finds the caller's frame (the canonical frame address, CFA:
+ * the stack pointer just before the call that made this frame). */
+enum {
+    CG_CFA_NONE,      /* no unwind information: fall back to frame pointers */
+    CG_CFA_RSP,       /* CFA = rsp + off */
+    CG_CFA_RBP,       /* CFA = rbp + off */
+    CG_CFA_PLT,       /* PLT: CFA = rsp + off + ((rip & 15) >= rbp_off ? 8 : 0) */
+    CG_CFA_DEREF_RBP, /* stack realignment: CFA = *(rbp + off) */
+    CG_CFA_SIGNAL,    /* a signal trampoline: the interrupted context is at rsp */
+    CG_CFA_OUTERMOST, /* the return address is undefined: the stack ends here */
+};
+/* Where the caller's rbp is. */
+enum {
+    CG_RBP_SAME,  /* still in rbp */
+    CG_RBP_CFA,   /* saved at CFA + rbp_off */
+    CG_RBP_DEREF, /* saved at *(rbp + rbp_off) (realigned frames) */
+    CG_RBP_LOST,  /* clobbered and not recoverable */
+};
+
+/* One row: from `start` (an offset from the module's lowest address) up to
+ * the next row's start, the rules are these. */
+struct cg_cfi_row {
+    uint32_t start;
+    int32_t cfa_off;
+    int16_t rbp_off;
+    uint8_t cfa;
+    uint8_t rbp;
+};
+
+struct cg_cfi {
+    size_t bytes; /* mapped size of this block */
+    uint32_t nrows;
+    struct cg_cfi_row rows[];
+};
+
+/* Builds the unwind table of a module whose code lies in [LO, HI) and
+ * whose .eh_frame_hdr is at EH_HDR, inside the mapped segment [SEG_LO,
+ * SEG_HI) (all run-time addresses).  NULL when it has none usable.  Reads
+ * the module's memory: not for signal handlers. */
+struct cg_cfi *cg_cfi_build(uintptr_t lo, uintptr_t hi, uintptr_t eh_hdr, uintptr_t seg_lo,
+                            uintptr_t seg_hi) CG_HIDDEN;
+/* The row covering OFF, or NULL. */
+const struct cg_cfi_row *cg_cfi_find(const struct cg_cfi *t, uintptr_t off) CG_HIDDEN;
+
+/* Memory a walk reads: [lo, hi) readable directly (at `copy` if set, else
+ * in place); anything else through process_vm_readv, which fails cleanly
+ * on unmapped memory. */
+struct cg_mem {
+    uintptr_t lo, hi;
+    const unsigned char *copy;
+};
+
+struct cg_regs {
+    uintptr_t pc, sp, bp;
+    int bp_known; /* 0: rbp unknown (a thread blocked in a system call) */
+};
+
+/* Frames kept per stack at most; deeper stacks are cut (marked). */
+#define CG_STACK_MAX 2048
+/* A frame value standing for "cut here": the outermost entry of a stack
+ * that had more than CG_STACK_MAX frames. */
+#define CG_FRAME_CUT ((uintptr_t)1)
+
+/* Walks from REGS; writes frames leaf first into OUT (up to MAX): the pc,
+ * then each caller's return address minus one.  Returns the number of
+ * frames; *CUT = 1 if the walk stopped at MAX with frames left.
+ * Async-signal-safe: reads only M and the unwind tables. */
+unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t *out, unsigned max,
+                   int *cut) CG_HIDDEN;
+
+/* stacks.c */
+extern int cg_stacks_on CG_HIDDEN; /* CGPROF_STACKS (default 1) */
+/* Records one sampled stack of this thread (signal handler) or of the
+ * sampler (its own tree).  Returns 0, or -1 if it could not be kept. */
+struct cg_stree;
+struct cg_stree *cg_stree_acquire(void) CG_HIDDEN;
+void cg_stree_release(struct cg_stree *t) CG_HIDDEN;
+uintptr_t *cg_stree_scratch(struct cg_stree *t) CG_HIDDEN;
+int cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut,
+                 uint64_t weight) CG_HIDDEN;
+void cg_stacks_thread_exit(void) CG_HIDDEN;
+void cg_stacks_after_fork(void) CG_HIDDEN;
+/* Samples a thread in its own signal handler, from its ucontext. */
+void cg_stack_sample_uc(void *ucontext, uint64_t weight) CG_HIDDEN;
+/* The thread's stack bounds, for walks in its handler (0, 0: unknown). */
+void cg_stack_bounds_init(void) CG_HIDDEN;
+
+/* A node of a call-path tree: a frame under its caller's node. */
+struct cg_snode {
+    uintptr_t pc;    /* CG_FRAME_CUT for the node standing for cut frames */
+    uint32_t parent; /* UINT32_MAX: an outermost frame */
+    uint32_t unused;
+    uint64_t count; /* samples whose stack ends here */
+};
+/* Merges every thread's tree into one, for the writer; 0 or -1.  The
+ * merged tree (a parent before its children) is then read with
+ * cg_stacks_merged until cg_stacks_merged_free. */
+int cg_stacks_merge(void) CG_HIDDEN;
+const struct cg_snode *cg_stacks_merged(uint64_t *n, uint64_t *cut, uint64_t *lost) CG_HIDDEN;
+void cg_stacks_merged_free(void) CG_HIDDEN;
+void cg_unwind_after_fork(void) CG_HIDDEN;
+
+#endif

@@ -223,6 +223,11 @@ int cmd_export(int argc, char **argv)
         load_free(&p);
         return 1;
     }
+    if (p.cgdata && p.d.stacks_lost)
+        fprintf(stderr,
+                "cgprof export: warning: %llu samples had no stack kept by the runtime; the "
+                "stacks leave them out\n",
+                (unsigned long long)p.d.stacks_lost);
     if (cg_build_opts(&g, p.st, p.gd, p.cgdata ? &p.pcs : NULL, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof export: %s\n", err);
     } else {

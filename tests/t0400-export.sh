@@ -3,7 +3,7 @@
 # pprof, callgrind_annotate, dot, headless Chromium; folded summed by awk)
 # and its numbers checked against the truth: the call counts calls.c makes,
 # the stacks of a profile made with known stacks (tests/unit/mkstacks.c),
-# and the CPU split split.c measures itself.
+# and the CPU splits split.c and callers.c measure themselves.
 . "$(dirname "$0")/lib.sh"
 
 missing=""
@@ -19,6 +19,7 @@ export HOME="$WORK" GOFLAGS=-mod=mod # go tool pprof keeps nothing in the real h
 
 gcc -O2 -pg "$PROGS/calls.c" -o "$WORK/calls" &&
 gcc -O2 -pg "$PROGS/split.c" -o "$WORK/split" &&
+gcc -O2 -pg "$PROGS/callers.c" -o "$WORK/callers" &&
 cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/analysis" "$ROOT/tests/unit/mkstacks.c" \
     "$ROOT/analysis/cgdata.c" "$ROOT/analysis/symtab.c" "$ROOT/analysis/elffile.c" -lelf \
     -o "$WORK/mkstacks" || exit 1
@@ -105,18 +106,45 @@ a 10 110' gc &&
     done
 "
 
-test_expect "pprof, no stacks: the 60/30/10 CPU split split.c measures itself" "
-    rm -f cgprof.data && $CGPROF record ./split 2000000 >truth &&
-    $CGPROF export -f pprof -o sp.pb.gz && go tool pprof -top sp.pb.gz 2>/dev/null >sp.top &&
+test_expect "pprof, no stacks (record --no-stacks): the 60/30/10 CPU split split.c measures" "
+    $CGPROF record --no-stacks -o split.data ./split 2000000 >split.truth &&
+    $CGPROF export -f pprof -o sp.pb.gz split.data && go tool pprof -top sp.pb.gz 2>/dev/null >sp.top &&
     n=\$(awk '/of .*ms total/ { for (i = 1; i <= NF; i++) if (\$i ~ /ms\$/ && \$(i+1) == \"total\") { sub(/ms/, \"\", \$i); print \$i } }' sp.top) &&
-    cat truth sp.top && test \"\$n\" -gt 1000 &&
+    cat split.truth sp.top && test \"\$n\" -gt 1000 &&
     for f in f60 f30 f10; do
         awk -v f=\$f -v n=\$n 'NR == FNR { for (i = 1; i < NF; i++) if (\$i == f) t = \$(i + 1); next }
             \$NF == f { g = \$2; sub(/%/, \"\", g); p = t / 100;
                 tol = 400 * sqrt(p * (1 - p) / n) + 1; d = g - t; if (d < 0) d = -d;
                 print f, \"pprof\", g, \"truth\", t, \"tolerance\", tol; ok = d <= tol }
-            END { exit !ok }' truth sp.top || return 1
+            END { exit !ok }' split.truth sp.top || return 1
     done
+"
+
+# near_truth WHO SHARE N: SHARE (percent of N samples) is within 4 standard
+# deviations (+1 point for the program's own measurement) of WHO's share
+# in ./truth ("name percent ..." as the program printed it).
+near_truth() {
+    awk -v f="$1" -v g="$2" -v n="$3" '{ for (i = 1; i < NF; i++) if ($i == f) t = $(i + 1) }
+        END { p = t / 100; tol = 400 * sqrt(p * (1 - p) / n) + 1; d = g - t; if (d < 0) d = -d;
+              print f, "export", g, "truth", t, "tolerance", tol; exit !(t != "" && d <= tol) }' truth
+}
+
+test_expect "recorded stacks: every export splits work by caller as callers.c measured it" "
+    rm -f cgprof.data && $CGPROF record ./callers 1500000 >truth && cat truth &&
+    $CGPROF export -f folded >cr.folded &&
+    h=\$(awk '/;heavy;work\$|;heavy;work / { s += \$NF } END { print s + 0 }' cr.folded) &&
+    l=\$(awk '/;light;work / { s += \$NF } END { print s + 0 }' cr.folded) &&
+    n=\$((h + l)) && test \$n -gt 500 &&
+    near_truth heavy \$(awk -v a=\$h -v n=\$n 'BEGIN { print 100 * a / n }') \$n &&
+    $CGPROF export -f callgrind -o cr.cg &&
+    callgrind_annotate --inclusive=yes --tree=caller cr.cg >cr.tree &&
+    grep -q '< ???:heavy (100x)' cr.tree && grep -q '< ???:light (100x)' cr.tree &&
+    ch=\$(awk '/< \?\?\?:heavy \(100x\)/ { v = \$1; gsub(/,/, \"\", v); print v }' cr.tree) &&
+    cl=\$(awk '/< \?\?\?:light \(100x\)/ { v = \$1; gsub(/,/, \"\", v); print v }' cr.tree) &&
+    test \$((ch + cl)) -eq \$n && near_truth heavy \$(awk -v a=\$ch -v n=\$n 'BEGIN { print 100 * a / n }') \$n &&
+    $CGPROF export -f pprof -o cr.pb.gz && go tool pprof -peek '^work\$' cr.pb.gz 2>/dev/null >cr.peek &&
+    ph=\$(awk '\$NF == \"heavy\" && \$3 == \"|\" { v = \$2; sub(/%/, \"\", v); print v }' cr.peek) &&
+    cat cr.peek && near_truth heavy \$ph \$n
 "
 
 test_expect "callgrind, stacks: callgrind_annotate --inclusive=yes gives the measured totals" "
@@ -159,14 +187,14 @@ test_expect "folded: the known stacks, one line each, adding up to the profile" 
 "
 
 test_expect "folded, no stacks: one frame per function, its share of split.c's measured split" "
-    $CGPROF export -f folded >sp.folded && cat sp.folded &&
+    $CGPROF export -f folded split.data >sp.folded && cat sp.folded &&
     n=\$(awk '{ s += \$NF } END { print s }' sp.folded) && test \"\$n\" -gt 1000 &&
     ! grep -q ';' sp.folded &&
     for f in f60 f30 f10; do
         awk -v f=\$f -v n=\$n 'NR == FNR { for (i = 1; i < NF; i++) if (\$i == f) t = \$(i + 1); next }
             \$1 == f { g = 100 * \$2 / n; p = t / 100; tol = 400 * sqrt(p * (1 - p) / n) + 1;
                 d = g - t; if (d < 0) d = -d; print f, g, t, tol; ok = d <= tol }
-            END { exit !ok }' truth sp.folded || return 1
+            END { exit !ok }' split.truth sp.folded || return 1
     done
 "
 

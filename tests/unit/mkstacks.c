@@ -131,7 +131,7 @@ int main(int argc, char **argv)
         uint64_t size;
         memcpy(&tag, d.buf + pos, 4);
         memcpy(&size, d.buf + pos + 8, 8);
-        if (tag != 3 && tag != 4 && tag != 5 && tag != 8)
+        if (tag != 3 && tag != 4 && tag != 5 && tag != 8) /* the runtime's own stacks go */
             put(out, d.buf + pos, 16 + size);
         pos += 16 + size;
     }
@@ -160,12 +160,13 @@ int main(int argc, char **argv)
             put64(out, nodes[i].addr);
             put64(out, nodes[i].count);
         }
-    record(out, 8, 32 + 24 * nn);
+    record(out, 8, 40 + 24 * nn);
     put32(out, 1);
     put32(out, 0);
     put64(out, nn);
     put64(out, 64);
     put64(out, cut);
+    put64(out, 0); /* lost */
     for (size_t i = 0; i < nn; i++) {
         put32(out, nodes[i].parent);
         put32(out, nodes[i].module);

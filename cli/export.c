@@ -19,24 +19,25 @@
 
 static void export_usage(FILE *f)
 {
-    fputs("usage: cgprof export -f FORMAT [-o FILE] [options] [PROG [GMON...]]\n"
-          "       cgprof export -f FORMAT [-o FILE] [options] [PROFILE]\n"
-          "  Reads what cgprof report reads (default: the newer of cgprof.data and\n"
-          "  gmon.out) and writes it for another tool (docs/export.md):\n"
-          "  -f, --format=FORMAT   pprof      gzipped profile.proto (go tool pprof, Pyroscope...)\n"
-          "                        callgrind  callgrind's format (KCachegrind, callgrind_annotate)\n"
-          "                        folded     one line per stack, main;f;g COUNT (flamegraph.pl)\n"
-          "                        dot        Graphviz call graph (dot -Tsvg)\n"
-          "                        html       one self-contained page: flame graph, flat\n"
-          "                                   profile, call graph\n"
-          "  -o, --output=FILE     where to write ('-': standard output); default:\n"
-          "                        profile.pb.gz (pprof), cgprof.html (html), else stdout\n"
-          "  -t, --threshold=PCT   dot: leave out functions and calls under PCT% of\n"
-          "                        the time (default 0.5; 0 keeps everything)\n"
-          "  -a, --no-static       leave out static functions (as report -a)\n"
-          "  --no-demangle         C++ names as they are in the symbol table\n"
-          "  -h, --help            this help\n",
-          f);
+    fputs(
+        "usage: cgprof export -f FORMAT [-o FILE] [options] [PROG [GMON...]]\n"
+        "       cgprof export -f FORMAT [-o FILE] [options] [PROFILE]\n"
+        "  Reads what cgprof report reads (default: the newer of cgprof.data and\n"
+        "  gmon.out) and writes it for another tool (docs/export.md):\n"
+        "  -f, --format=FORMAT   pprof      gzipped profile.proto (go tool pprof, Pyroscope...)\n"
+        "                        callgrind  callgrind's format (KCachegrind, callgrind_annotate)\n"
+        "                        folded     one line per stack, main;f;g COUNT (flamegraph.pl)\n"
+        "                        dot        Graphviz call graph (dot -Tsvg)\n"
+        "                        html       one self-contained page: flame graph, flat\n"
+        "                                   profile, call graph\n"
+        "  -o, --output=FILE     where to write ('-': standard output); default:\n"
+        "                        profile.pb.gz (pprof), cgprof.html (html), else stdout\n"
+        "  -t, --threshold=PCT   dot: leave out functions and calls under PCT% of\n"
+        "                        the time (default 0.5; 0 keeps everything)\n"
+        "  -a, --no-static       leave out static functions (as report -a)\n"
+        "  --no-demangle         C++ names as they are in the symbol table\n"
+        "  -h, --help            this help\n",
+        f);
 }
 
 enum fmt { F_NONE, F_PPROF, F_CALLGRIND, F_FOLDED, F_DOT, F_HTML };
@@ -54,8 +55,11 @@ static enum fmt parse_format(const char *s)
     static const struct {
         const char *name;
         enum fmt f;
-    } names[] = {{"pprof", F_PPROF}, {"callgrind", F_CALLGRIND}, {"folded", F_FOLDED},
-                 {"dot", F_DOT},     {"html", F_HTML}};
+    } names[] = {{"pprof", F_PPROF},
+                 {"callgrind", F_CALLGRIND},
+                 {"folded", F_FOLDED},
+                 {"dot", F_DOT},
+                 {"html", F_HTML}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i].name) == 0)
             return names[i].f;
@@ -135,8 +139,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
     return 0;
 }
 
-static int write_format(FILE *out, const struct export_args *a, const struct ex_model *m,
-                        char *err)
+static int write_format(FILE *out, const struct export_args *a, const struct ex_model *m, char *err)
 {
     switch (a->fmt) {
     case F_PPROF:
@@ -231,8 +234,8 @@ int cmd_export(int argc, char **argv)
     if (cg_build_opts(&g, p.st, p.gd, p.cgdata ? &p.pcs : NULL, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof export: %s\n", err);
     } else {
-        if (ex_build(&m, &g, p.st, p.cgdata ? &p.d : NULL, p.prog, a.demangle, err,
-                     sizeof err) != 0) {
+        if (ex_build(&m, &g, p.st, p.cgdata ? &p.d : NULL, p.prog, a.demangle, err, sizeof err) !=
+            0) {
             fprintf(stderr, "cgprof export: %s\n", err);
         } else {
             rc = write_output(&a, &m);

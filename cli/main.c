@@ -11,10 +11,10 @@ static void usage(FILE *f)
     fputs("usage: cgprof <command> [options] [args]\n"
           "\n"
           "commands:\n"
-          "  record [options] [--] PROG [ARGS...]    run PROG under the runtime, write its profile\n"
-          "  report [options] [PROG [GMON...]]       flat profile and call graph (gprof's tables)\n"
-          "  export -f FORMAT [options] [PROFILE]    the profile for other tools: pprof, callgrind,\n"
-          "                                          folded stacks, Graphviz dot, one-file HTML\n"
+          "  record [options] [--] PROG [ARGS...]  run PROG under the runtime\n"
+          "  report [options] [PROG [GMON...]]     flat profile and call graph (gprof's)\n"
+          "  export -f FORMAT [options] [PROFILE]  for other tools: pprof, callgrind,\n"
+          "                                        folded, dot, one-file HTML\n"
           "\n"
           "cgprof --version prints the version; cgprof COMMAND -h the command's options.\n",
           f);

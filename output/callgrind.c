@@ -6,12 +6,11 @@
  * self cost; each caller -> callee pair is a cfn=/calls= line with the
  * exact call count from the -pg arcs and the inclusive cost of those
  * calls (a call seen only in the stacks, from code without -pg, gets
- * calls=1: callgrind's readers take a count of 0 as no call).  That cost is measured from the stacks when the profile has
- * them (export.h, ex_edge_costs: each sample counted once per caller), so
- * callgrind_annotate --inclusive=yes gives each function exactly the
- * samples with it on the stack; without stacks it is gprof's estimate,
- * the time the call graph propagates along the arc.  Without source lines
- * every cost sits at line 0 of file "???". */
+ * calls=1: callgrind's readers take a count of 0 as no call).  That cost is measured from the
+ * stacks when the profile has them (export.h, ex_edge_costs: each sample counted once per caller),
+ * so callgrind_annotate --inclusive=yes gives each function exactly the samples with it on the
+ * stack; without stacks it is gprof's estimate, the time the call graph propagates along the arc.
+ * Without source lines every cost sits at line 0 of file "???". */
 #include "export.h"
 
 #include <ctype.h>
@@ -133,8 +132,9 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
             (unsigned long long)(m->d ? m->d->pid : 0), m->prog);
     fprintf(out, "positions: line\nevents: ");
     if (m->timed)
-        fprintf(out, "samples ns\n# samples: %s samples (1/%.0f s each); ns: %s time in "
-                     "nanoseconds\n",
+        fprintf(out,
+                "samples ns\n# samples: %s samples (1/%.0f s each); ns: %s time in "
+                "nanoseconds\n",
                 m->event, m->rate, m->event);
     else {
         put_event_name(out, m->event);
@@ -166,8 +166,9 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         costs(&w, self[f]);
         for (; k < np && e[k].caller == (int)f; k++) {
             int c = e[k].callee;
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu 0\n", g->nodes[c].file ? g->nodes[c].file : "???",
-                    ex_name(m, c), (unsigned long long)(counts[k] ? counts[k] : 1));
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu 0\n",
+                    g->nodes[c].file ? g->nodes[c].file : "???", ex_name(m, c),
+                    (unsigned long long)(counts[k] ? counts[k] : 1));
             costs(&w, e[k].cost);
         }
         fputc('\n', out);

@@ -124,7 +124,8 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
     for (size_t j = 0; j < ne; j++) {
         int from = e[j].caller >= 0 ? w->idx[e[j].caller] : w->truncated;
         size_t i = 0;
-        while (i < g->narcs && !(g->arcs[i].parent == e[j].caller && g->arcs[i].child == e[j].callee))
+        while (i < g->narcs &&
+               !(g->arcs[i].parent == e[j].caller && g->arcs[i].child == e[j].callee))
             i++;
         if (i < g->narcs || from < 0 || w->idx[e[j].callee] < 0)
             continue;
@@ -137,8 +138,8 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
 int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
 {
     const struct callgraph *g = m->g;
-    struct hw w = {out, m, calloc(g->nsyms + 1, sizeof(int)), -1,
-                   calloc(g->nsyms + 1, sizeof(double)), NULL};
+    struct hw w = {
+        out, m, calloc(g->nsyms + 1, sizeof(int)), -1, calloc(g->nsyms + 1, sizeof(double)), NULL};
     struct ex_fnode *t = NULL;
     struct ex_edge *e = NULL;
     size_t nt = 0, ne = 0;

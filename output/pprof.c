@@ -235,8 +235,7 @@ static int build_locations(struct pp *p)
             cgprof__pprof__function__init(fn);
             fn->id = fi + 1;
             fn->name = str_add(&p->s, ex_name(m, f));
-            fn->system_name =
-                f == EX_TRUNCATED ? fn->name : str_add(&p->s, m->g->nodes[f].name);
+            fn->system_name = f == EX_TRUNCATED ? fn->name : str_add(&p->s, m->g->nodes[f].name);
             if (f != EX_TRUNCATED && m->g->nodes[f].file)
                 fn->filename = str_add(&p->s, m->g->nodes[f].file);
             p->pfuncs[p->nfuncs++] = fn;
@@ -277,8 +276,8 @@ static int build_samples(struct pp *p, int nvals)
         cgprof__pprof__sample__init(s);
         s->location_id = ids;
         for (int j = (int)i; j >= 0; j = m->nodes[j].parent)
-            ids[s->n_location_id++] = loc_id(
-                p, m->nodes[j].func == EX_TRUNCATED ? UINT64_MAX : m->nodes[j].pc);
+            ids[s->n_location_id++] =
+                loc_id(p, m->nodes[j].func == EX_TRUNCATED ? UINT64_MAX : m->nodes[j].pc);
         ids += s->n_location_id;
         s->value = vals;
         s->n_value = (size_t)nvals;
@@ -334,8 +333,7 @@ static int gzip_to(FILE *out, const uint8_t *buf, size_t n)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK)
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
     uLong cap = deflateBound(&z, (uLong)n);
     uint8_t *gz = malloc(cap);
@@ -345,8 +343,7 @@ static int gzip_to(FILE *out, const uint8_t *buf, size_t n)
         z.avail_in = (uInt)n;
         z.next_out = gz;
         z.avail_out = (uInt)cap;
-        if (deflate(&z, Z_FINISH) == Z_STREAM_END &&
-            fwrite(gz, 1, z.total_out, out) == z.total_out)
+        if (deflate(&z, Z_FINISH) == Z_STREAM_END && fwrite(gz, 1, z.total_out, out) == z.total_out)
             rc = 0;
     }
     deflateEnd(&z);
@@ -378,7 +375,8 @@ int ex_write_pprof(FILE *out, const struct ex_model *m, char *err, size_t errsz)
     p.period.type = str_add(&p.s, m->event);
     p.period.unit = str_add(&p.s, m->timed ? "nanoseconds" : "count");
     prof.period_type = &p.period;
-    prof.period = m->timed ? llround(m->unit_ns) : (m->d && m->d->period ? (int64_t)m->d->period : 1);
+    prof.period =
+        m->timed ? llround(m->unit_ns) : (m->d && m->d->period ? (int64_t)m->d->period : 1);
     prof.default_sample_type = p.vt[m->timed ? 1 : 0].type;
     prof.sample_type = p.pvt;
     prof.n_sample_type = (size_t)nvals;

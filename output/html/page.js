@@ -88,6 +88,7 @@
       fmt(n.self) + ' (' + pct(n.self) + ')';
   }
   function draw() {
+    W = Math.max(Math.floor(svg.getBoundingClientRect().width) || 1200, 300);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var y = 0, anc = [];
     for (var a = T[zoom].parent; a >= 0; a = T[a].parent) anc.unshift(a);
@@ -117,6 +118,7 @@
     if (g) $('details').textContent = describe(+g.getAttribute('data-n'));
   });
   $('reset').addEventListener('click', function () { zoom = 0; draw(); });
+  window.addEventListener('resize', function () { if (svg.getBoundingClientRect().width) draw(); });
   $('search').addEventListener('input', function () {
     var v = this.value;
     try { searchRe = v ? new RegExp(v) : null; } catch (e) { searchRe = null; }
@@ -229,6 +231,7 @@
       $('view-' + v).classList.toggle('hidden', v !== view);
       $('tab-' + v).classList.toggle('on', v === view);
     });
+    if (view === 'flame') draw();
   }
   ['flame', 'flat', 'graph'].forEach(function (v) {
     $('tab-' + v).addEventListener('click', function () { show(v); });
@@ -237,7 +240,6 @@
   $('summary').textContent = 'total ' + fmt(total) + (D.timed ? ' (' + Math.round(total) + ' samples)' : '') +
     (D.stacks ? '' : ' -- no stacks recorded: the flame graph shows self time only, totals are gprof estimates');
   flat();
-  draw();
   var top = F.slice().sort(function (a, b) { return b.incl - a.incl; })[0];
   if (top) pick(top.id);
   show('flame');

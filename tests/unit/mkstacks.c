@@ -9,7 +9,8 @@
  * stands for frames cut at the depth limit.  OUT gets SAMPLES at the
  * leaves' pcs and a STACKS tree whose node counts are exactly SPEC's, and
  * TOTALS to match; the arcs from outside the executable (libc's call of
- * main) are left out, as SPEC's stacks start in it.  A leaf frame's address is inside its function (entry
+ * main) are left out, as SPEC's stacks start in it.  A leaf frame's address is inside its function
+ * (entry
  * + 2), a caller's is where a return address minus one would be (entry +
  * 4), as the runtime writes them. */
 #include "cgdata.h"

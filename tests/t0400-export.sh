@@ -229,6 +229,15 @@ test_expect "html: search and zoom, driven through the page's own events" "
     grep -q 'a 100 0.600 s 56.07%' text3 && grep -q 'Callees function calls time in these calls % s 100 0.540 s' text3
 "
 
+test_expect "html: the flat profile sorts by the column clicked" "
+    $CHROME --dump-dom \"file://\$PWD/st.html#view=flat&sort=calls\" 2>/dev/null >dom4 &&
+    grep -o '<table id=\"flat\">.*</table>' dom4 | grep -o 'tr data-fn=\"[^\"]*\"' | tr '\\n' ' ' >order &&
+    cat order && test \"\$(cat order)\" = 'tr data-fn=\"s\" tr data-fn=\"b\" tr data-fn=\"a\" tr data-fn=\"c\" tr data-fn=\"main\" ' &&
+    $CHROME --dump-dom \"file://\$PWD/st.html#view=flat&sort=name\" 2>/dev/null >dom5 &&
+    grep -o '<table id=\"flat\">.*</table>' dom5 | grep -o 'tr data-fn=\"[^\"]*\"' | tr '\\n' ' ' >order2 &&
+    cat order2 && test \"\$(cat order2)\" = 'tr data-fn=\"a\" tr data-fn=\"b\" tr data-fn=\"c\" tr data-fn=\"main\" tr data-fn=\"s\" '
+"
+
 test_expect "html: a screenshot of the flame graph" "
     $CHROME --screenshot=\$PWD/st.png file://\$PWD/st.html 2>/dev/null && test -s st.png &&
     cp st.png ${CGPROF_SHOT:-/dev/null} 2>/dev/null; true

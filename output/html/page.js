@@ -150,8 +150,7 @@
     var rows = F.filter(function (f) { return f.self > 0 || f.incl > 0 || f.calls > 0; });
     rows.sort(function (a, b) {
       var x = a[key], y = b[key], c = key === 'name' ? (x < y ? -1 : x > y ? 1 : 0) : x - y;
-      if (c === 0) c = b.self - a.self;
-      return sortUp ? c : -c;
+      return (sortUp ? c : -c) || b.self - a.self || (a.name < b.name ? -1 : 1);
     });
     rows.forEach(function (f) {
       var r = el('tr', { 'data-fn': f.name });

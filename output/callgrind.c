@@ -151,8 +151,7 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         costs(&w, 0);
         for (; k < np && e[k].caller == EX_TRUNCATED; k++) {
             int c = e[k].callee;
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 0\n", g->nodes[c].file ? g->nodes[c].file : "???",
-                    ex_name(m, c));
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 0\n", ex_file(m, c, "???"), ex_name(m, c));
             costs(&w, e[k].cost);
         }
         fputc('\n', out);
@@ -161,13 +160,11 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         int has_calls = k < np && e[k].caller == (int)f;
         if (self[f] <= 0 && !has_calls && g->nodes[f].ncalls == 0 && g->nodes[f].self_calls == 0)
             continue;
-        fprintf(out, "fl=%s\nfn=%s\n", g->nodes[f].file ? g->nodes[f].file : "???",
-                ex_name(m, (int)f));
+        fprintf(out, "fl=%s\nfn=%s\n", ex_file(m, (int)f, "???"), ex_name(m, (int)f));
         costs(&w, self[f]);
         for (; k < np && e[k].caller == (int)f; k++) {
             int c = e[k].callee;
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu 0\n",
-                    g->nodes[c].file ? g->nodes[c].file : "???", ex_name(m, c),
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu 0\n", ex_file(m, c, "???"), ex_name(m, c),
                     (unsigned long long)(counts[k] ? counts[k] : 1));
             costs(&w, e[k].cost);
         }

@@ -196,6 +196,15 @@ const char *ex_name(const struct ex_model *m, int func)
     return m->names[func] ? m->names[func] : m->g->nodes[func].name;
 }
 
+/* Only gmon.out's symbol table keeps its file names alive: modmap copies
+ * a module's symbols but not the file names they point to. */
+const char *ex_file(const struct ex_model *m, int func, const char *fallback)
+{
+    if (m->d || func < 0 || !m->g->nodes[func].file)
+        return fallback;
+    return m->g->nodes[func].file;
+}
+
 int ex_func_tree(const struct ex_model *m, struct ex_fnode **out, size_t *n)
 {
     struct ex_fnode *t = malloc((m->nnodes + 1) * sizeof *t);

@@ -51,6 +51,9 @@ void ex_free(struct ex_model *m);
 /* The shown name of node N's function ("[truncated]" for a cut stack). */
 const char *ex_name(const struct ex_model *m, int func);
 
+/* The source file of static function FUNC when known, else FALLBACK. */
+const char *ex_file(const struct ex_model *m, int func, const char *fallback);
+
 /* The stacks merged by function: a tree whose children of one parent are
  * distinct functions.  self: samples ending there; total: in its subtree.
  * Nodes come parents first. */

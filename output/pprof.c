@@ -236,8 +236,8 @@ static int build_locations(struct pp *p)
             fn->id = fi + 1;
             fn->name = str_add(&p->s, ex_name(m, f));
             fn->system_name = f == EX_TRUNCATED ? fn->name : str_add(&p->s, m->g->nodes[f].name);
-            if (f != EX_TRUNCATED && m->g->nodes[f].file)
-                fn->filename = str_add(&p->s, m->g->nodes[f].file);
+            if (ex_file(m, f, NULL))
+                fn->filename = str_add(&p->s, ex_file(m, f, NULL));
             p->pfuncs[p->nfuncs++] = fn;
         }
     }

@@ -20,6 +20,7 @@ export HOME="$WORK" GOFLAGS=-mod=mod # go tool pprof keeps nothing in the real h
 gcc -O2 -pg "$PROGS/calls.c" -o "$WORK/calls" &&
 gcc -O2 -pg "$PROGS/split.c" -o "$WORK/split" &&
 gcc -O2 -pg "$PROGS/callers.c" -o "$WORK/callers" &&
+gcc -O2 -pg "$PROGS/cycles.c" -o "$WORK/cycles" &&
 cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/analysis" "$ROOT/tests/unit/mkstacks.c" \
     "$ROOT/analysis/cgdata.c" "$ROOT/analysis/symtab.c" "$ROOT/analysis/elffile.c" -lelf \
     -o "$WORK/mkstacks" || exit 1
@@ -204,6 +205,25 @@ test_expect "dot: dot -Tsvg renders the call graph with calls and times; -t prun
     grep -q '>total 0.640s (59.8%)<' all.svg && grep -q 'cycle\\|>12 calls<' all.svg &&
     $CGPROF export -f dot -t 50 stacks.data >half.dot && dot -Tsvg half.dot >half.svg &&
     grep -q '>main<' half.svg && grep -q '>s<' half.svg && ! grep -q '>c<' half.svg
+"
+
+# dot_node NAME FILE: the dot node id of function NAME
+dot_node() {
+    awk -v n="$1" 'index($0, "[label=\"" n "\\n") { print $1; exit }' "$2"
+}
+# cycle_boxes SVG: "box N" for each cycle cluster Graphviz drew with its label
+cycle_boxes() {
+    awk '/<title>cluster_cycle[0-9]+</ { c = $0; sub(/.*cluster_cycle/, "", c); sub(/<.*/, "", c) }
+         c != "" && />cycle [0-9]+</ { print "box", c; c = "" }' "$1" | sort -u
+}
+test_expect "dot: each cycle of cycles.c is a box with its members, calls within it drawn bold" "
+    $CGPROF record -o cy.data ./cycles >/dev/null && $CGPROF export -f dot -t 0 cy.data >cy.dot &&
+    dot -Tsvg cy.dot >cy.svg && cycle_boxes cy.svg >boxes && printf 'box 1\nbox 2\n' | diff - boxes &&
+    for m in even:odd odd:even ring_a:ring_b ring_b:ring_c ring_c:ring_a; do
+        a=\$(dot_node \${m%:*} cy.dot) && b=\$(dot_node \${m#*:} cy.dot) &&
+        grep \"^  \$a -> \$b \" cy.dot | grep -q 'style=bold' || { echo \"no bold \$m\"; return 1; }
+    done &&
+    ! grep \"^  \$(dot_node main cy.dot) -> \" cy.dot | grep -q bold
 "
 
 CHROME="chromium --headless --no-sandbox --disable-gpu --window-size=1200,800"

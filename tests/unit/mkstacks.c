@@ -1,5 +1,5 @@
 /* mkstacks: makes a cgprof profile with a STACKS record of known stacks,
- * for the export tests (t0400), from a profile recorded from a real -pg
+ * for the export tests (t0500), from a profile recorded from a real -pg
  * program (its modules, arcs and event stay as recorded).
  *
  *   mkstacks IN OUT <SPEC

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0400: cgprof export -- every format opened in its real reader (go tool
+# t0500: cgprof export -- every format opened in its real reader (go tool
 # pprof, callgrind_annotate, dot, headless Chromium; folded summed by awk)
 # and its numbers checked against the truth: the call counts calls.c makes,
 # the stacks of a profile made with known stacks (tests/unit/mkstacks.c),

@@ -131,15 +131,16 @@ void cg_init(void)
     if (!cg_event)
         cg_say("CGPROF_EVENT=", ev, ": unknown event; nothing will be sampled");
     cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
-    cg_stacks_on = env_u64("CGPROF_STACKS", 1, 1) != 0;
-    if (cg_stacks_on)
-        cg_stack_bounds_init(); /* this (the main) thread's stack */
     const char *fmt = getenv("CGPROF_FORMAT");
     if (fmt && strcmp(fmt, "cgprof") == 0)
         cg_format = CG_FORMAT_CGPROF;
     else if (fmt && *fmt && strcmp(fmt, "gmon") != 0)
         cg_say("CGPROF_FORMAT=", fmt, ": unknown format; writing gmon.out");
     cg_is_root = env_u64("CGPROF_ROOT_PID", 0, UINT32_MAX) == (uint64_t)getpid();
+    /* stacks are kept in the cgprof format only (gmon.out has no room) */
+    cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
+    if (cg_stacks_on)
+        cg_stack_bounds_init(); /* this (the main) thread's stack */
     cg_modules_snapshot();
     cg_output_init();
     hist_init();

@@ -80,7 +80,11 @@ extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) 
 extern struct cg_slot cg_empty_slots[2] CG_HIDDEN;
 
 /* Global switches and configuration, set up once by cg_init. */
-extern int cg_recording CG_HIDDEN;                /* moncontrol(): 0 stops arcs and samples */
+extern int cg_recording CG_HIDDEN; /* moncontrol(): 0 stops arcs and samples */
+/* Set while the profile is written: samples are not taken, so the writer's
+ * own work is not the program's time, and samples and stacks stay in step. */
+extern int cg_paused CG_HIDDEN;
+extern int cg_sampling_inflight CG_HIDDEN;        /* signal handlers taking a sample now */
 extern unsigned cg_hz CG_HIDDEN;                  /* sampling rate, 0 = no sampling */
 extern const struct cg_event *cg_event CG_HIDDEN; /* what is sampled; NULL: nothing */
 extern uint64_t cg_period CG_HIDDEN;              /* CGPROF_PERIOD, 0: the event's default */

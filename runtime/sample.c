@@ -36,6 +36,7 @@ const struct cg_event *cg_event;
 uint64_t cg_period; /* CGPROF_PERIOD: events per sample of a counting event (0: its default) */
 static uint64_t samples_lost; /* atomic: no table could be had */
 uint64_t cg_unsampled_threads;
+int cg_paused, cg_sampling_inflight;
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -117,6 +118,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     (void)sig;
     if (!cg_recording)
         return;
+    __atomic_add_fetch(&cg_sampling_inflight, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&cg_paused, __ATOMIC_SEQ_CST)) {
+        __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
+        return;
+    }
     ucontext_t *uc = uc_;
     uint32_t weight = 1;
     if (si->si_code == SI_TIMER && si->si_overrun > 0)
@@ -124,6 +130,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     count_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP], weight);
     if (cg_stacks_on)
         cg_stack_sample_uc(uc, weight);
+    __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
 }
 
 /* Installs the SIGPROF handler (cpu, itimer) or starts the sampler

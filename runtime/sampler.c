@@ -90,7 +90,18 @@ static void count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint
         return;
     int cut;
     uintptr_t *frames = cg_stree_scratch(stree);
+    __atomic_store_n(&cg_modules_stale, 0, __ATOMIC_RELAXED);
     unsigned n = cg_unwind(regs, m, frames, CG_STACK_MAX, &cut);
+    /* code in a module not seen yet (a dlopen since the last look): this
+     * thread may take a snapshot at once, and walks again -- at most once
+     * per tick, as code in no module at all (JIT) keeps asking */
+    static uint64_t last_forced;
+    if (__atomic_exchange_n(&cg_modules_stale, 0, __ATOMIC_RELAXED) &&
+        now_ns() - last_forced >= tick_ns) {
+        last_forced = now_ns();
+        cg_modules_snapshot();
+        n = cg_unwind(regs, m, frames, CG_STACK_MAX, &cut);
+    }
     cg_stree_add(stree, frames, n, cut, weight);
 }
 
@@ -184,7 +195,9 @@ static uint64_t drain(struct tracked *t)
         memcpy(rec, data + at, first);
         memcpy(rec + first, data, n - first);
         uint64_t v;
-        if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 8) {
+        if (eh.type == PERF_RECORD_SAMPLE && __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
+            /* the profile is being written: not the program's time */
+        } else if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 8) {
             memcpy(&v, rec + sizeof eh, 8);
             count(t, (uintptr_t)v, sample_weight);
             if (cg_stacks_on)
@@ -384,16 +397,22 @@ static void *sampler_main(void *arg)
         int flushing = req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED);
         if (flushing)
             weight = carry = 0; /* the writer waits for us: not blocked time of its own */
+        /* a walk met code in no known module or without its unwind table
+         * yet (a dlopen since the last look): look again now */
+        if (__atomic_exchange_n(&cg_modules_stale, 0, __ATOMIC_ACQ_REL))
+            cg_modules_snapshot();
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
             if (event)
                 scan();
             if (now - last_scan >= SCAN_NS)
                 cg_modules_snapshot();
+            __atomic_store_n(&cg_modules_stale, 0, __ATOMIC_RELAXED);
             last_scan = now;
         }
         for (size_t i = 0; i < ntrk; i++) {
             drain(&trk[i]);
-            if (weight && event && event->kind == CG_EV_WALL && cg_recording)
+            if (weight && event && event->kind == CG_EV_WALL && cg_recording &&
+                !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
                 sample_blocked(&trk[i], weight);
         }
         if (flushing) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 static pid_t self_pid;
+int cg_modules_stale;
 
 void cg_unwind_after_fork(void)
 {
@@ -47,11 +48,15 @@ static int rd(const struct cg_mem *m, uintptr_t a, uintptr_t *v)
 static const struct cg_cfi_row *row_of(uintptr_t pc)
 {
     int i = cg_module_of(pc);
-    if (i < 0)
+    if (i < 0) {
+        __atomic_store_n(&cg_modules_stale, 1, __ATOMIC_RELAXED);
         return NULL;
+    }
     unsigned n;
     const struct cg_module *m = &cg_modules(&n)[i];
     const struct cg_cfi *t = __atomic_load_n(&m->cfi, __ATOMIC_ACQUIRE);
+    if (!t && m->eh_hdr)
+        __atomic_store_n(&cg_modules_stale, 1, __ATOMIC_RELAXED);
     if (!t || pc < m->lo)
         return NULL;
     const struct cg_cfi_row *r = cg_cfi_find(t, pc - m->lo);

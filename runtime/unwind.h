@@ -63,6 +63,11 @@ struct cg_regs {
     int bp_known; /* 0: rbp unknown (a thread blocked in a system call) */
 };
 
+/* Set (from a walk, in a signal handler) when a pc lay in no known module
+ * or in one whose table is not built yet: the sampler thread then takes a
+ * module snapshot at its next tick instead of within 100 ms. */
+extern int cg_modules_stale CG_HIDDEN;
+
 /* Frames kept per stack at most; deeper stacks are cut (marked). */
 #define CG_STACK_MAX 2048
 /* A frame value standing for "cut here": the outermost entry of a stack

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -299,11 +300,25 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* Stops taking samples while the profile is written, and waits (briefly:
+ * a handler never blocks) for samples under way in other threads and in
+ * the sampler thread, so that every sample is whole in the tables it is
+ * read from.  A handler this very thread interrupted (a dump signal during
+ * a sample) cannot finish first: the wait is bounded. */
+static void pause_sampling(void)
+{
+    __atomic_store_n(&cg_paused, 1, __ATOMIC_SEQ_CST);
+    cg_sampler_flush();
+    for (int i = 0; i < 100000 && __atomic_load_n(&cg_sampling_inflight, __ATOMIC_ACQUIRE); i++)
+        sched_yield();
+}
+
 static int write_locked(int final)
 {
     char name[4200], tmp[4300], num[24];
     output_name(name, sizeof name);
-    cg_sampler_flush();
+    cg_sampler_flush(); /* what was sampled up to now goes in */
+    pause_sampling();
     if (final)
         cg_modules_snapshot(); /* not in a signal handler: the loader lock is safe */
     struct merged m, sm;
@@ -431,6 +446,7 @@ int cg_write_profile(int final)
         usleep(1000);
     }
     int rc = write_locked(final);
+    __atomic_store_n(&cg_paused, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
     errno = saved;
     return rc;

@@ -16,8 +16,12 @@ RT_EXTRA   ?=
 TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
-TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
-TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/output/html_assets.o
+TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++ \
+	-lprotobuf-c -lz -lm
+# pprof's profile.proto (output/profile.proto) compiled by protoc-c at build
+# time, so that the generated code always matches the installed protobuf-c
+PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
 
 .PHONY: all check demo bench install clean help deps fuzz
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
@@ -49,9 +53,21 @@ $(BUILD)/libcgprof.a: $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $(RT_OBJ)
 
-$(BUILD)/%.o: %.c $(wildcard analysis/*.h output/*.h cli/*.h) Makefile
+$(BUILD)/%.o: %.c $(wildcard analysis/*.h output/*.h cli/*.h) $(PROTO_GEN) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TOOL_EXTRA) -Ianalysis -Ioutput -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TOOL_EXTRA) -Ianalysis -Ioutput -I$(BUILD)/gen -c $< -o $@
+
+$(PROTO_GEN) &: output/profile.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen -Ioutput output/profile.proto
+
+# the HTML report's page code and style, embedded with .incbin
+$(BUILD)/output/html_assets.o: output/html_assets.S output/html/page.js output/html/page.css
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(BUILD)/gen/profile.pb-c.o: $(PROTO_GEN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TOOL_EXTRA) -I$(BUILD)/gen -c $(BUILD)/gen/profile.pb-c.c -o $@
 
 $(BUILD)/cgprof: $(TOOL_OBJ)
 	$(CC) $(TOOL_EXTRA) -o $@ $(TOOL_OBJ) $(TOOL_LIBS)

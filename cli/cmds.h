@@ -6,6 +6,7 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* record: 0 if PROG (as execvp finds it) can be run and recorded, else
  * the exit status after a message (cli/progcheck.c). */

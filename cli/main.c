@@ -9,8 +9,10 @@ static void usage(FILE *f)
     fputs("usage: cgprof <command> [options] [args]\n"
           "\n"
           "commands:\n"
-          "  record [-F HZ] [-o FILE] [--] PROG [ARGS...]   run PROG under the runtime\n"
-          "  report [options] [PROG [GMON...]]              flat profile and call graph\n"
+          "  record [options] [--] PROG [ARGS...]  run PROG under the runtime\n"
+          "  report [options] [PROG [GMON...]]     flat profile and call graph (gprof's)\n"
+          "  export -f FORMAT [options] [PROFILE]  for other tools: pprof, callgrind,\n"
+          "                                        folded, dot, one-file HTML\n"
           "\n"
           "cgprof --version prints the version; cgprof COMMAND -h the command's options.\n",
           f);
@@ -27,6 +29,8 @@ int main(int argc, char **argv)
         return cmd_record(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0)
+        return cmd_export(argc - 1, argv + 1);
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;

@@ -7,6 +7,7 @@
 #include "gmon.h"
 #include "gprof_text.h"
 #include "json.h"
+#include "load.h"
 #include "modmap.h"
 #include "stacks.h"
 #include "symtab.h"
@@ -300,73 +301,17 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     }
 }
 
-/* 1 if PATH is a cgprof profile (by its first bytes, not its name).  Only
- * regular files are looked into: peeking at a pipe would eat its start,
- * so a pipe is read as gmon.out. */
-static int is_cgdata_file(const char *path)
-{
-    unsigned char head[8];
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return cgdata_is(head, n);
-}
-
-/* 1 if cgprof.data is there and no older than gmon.out (or there is none). */
-static int cgdata_is_newer(void)
-{
-    struct stat c, g;
-    if (stat("cgprof.data", &c) != 0 || !is_cgdata_file("cgprof.data"))
-        return 0;
-    return stat("gmon.out", &g) != 0 || c.st_mtim.tv_sec > g.st_mtim.tv_sec ||
-           (c.st_mtim.tv_sec == g.st_mtim.tv_sec && c.st_mtim.tv_nsec >= g.st_mtim.tv_nsec);
-}
-
-/* The positional arguments: [PROG [GMON...]], or a cgprof profile alone.
- * With none: cgprof.data or a.out's gmon.out, whichever is newer. */
+/* The positional arguments: [PROG [GMON...]], or a cgprof profile alone
+ * (load.c's choice, shared with export). */
 static int pick_inputs(struct report_args *a, int n, char **args)
 {
-    static char *dflt[] = {"cgprof.data"};
-    if (n == 0 && cgdata_is_newer()) {
-        a->cgdata = 1;
-        a->gmons = dflt;
-        a->ngmons = 1;
-        return 0;
-    }
-    if (n >= 1 && is_cgdata_file(args[0])) {
-        a->cgdata = 1;
-        a->gmons = args;
-        a->ngmons = n;
-    } else {
-        a->prog = n >= 1 ? args[0] : "a.out";
-        a->gmons = args + (n >= 1);
-        a->ngmons = n >= 1 ? n - 1 : 0;
-        for (int i = 0; i < a->ngmons; i++)
-            if (is_cgdata_file(a->gmons[i])) {
-                if (a->ngmons > 1) {
-                    fprintf(stderr,
-                            "cgprof report: %s is a cgprof profile and %s is not: they cannot be "
-                            "summed (report them one at a time)\n",
-                            a->gmons[i], a->gmons[i == 0]);
-                    return 2;
-                }
-                /* the profile names its executable; PROG, given, replaces it
-                 * (a program moved since it was recorded) */
-                a->cgdata = 1;
-                a->gmons = &a->gmons[i];
-                a->ngmons = 1;
-                break;
-            }
-    }
-    if (a->cgdata && a->ngmons > 1) {
-        fprintf(stderr, "cgprof report: summing several cgprof profiles is not supported yet\n");
+    struct load_inputs in;
+    if (load_pick_inputs(&in, n, args, "cgprof report") != 0)
         return 2;
-    }
+    a->prog = in.prog;
+    a->gmons = in.files;
+    a->ngmons = in.nfiles;
+    a->cgdata = in.cgdata;
     if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM))) {
         fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
                 a->static_calls ? "-c" : "-s");
@@ -450,17 +395,6 @@ static void choose_tables(struct report_args *a, int has_samples, int has_arcs)
     a->text.flat = (style & STYLE_FLAT) != 0;
     a->text.graph = (style & STYLE_GRAPH) != 0;
     a->style = style;
-}
-
-static int load_profiles(const struct report_args *a, struct gmon_data *gd, char *err)
-{
-    static char *default_gmon[] = {"gmon.out"};
-    char **files = a->ngmons ? a->gmons : default_gmon;
-    int n = a->ngmons ? a->ngmons : 1;
-    for (int i = 0; i < n; i++)
-        if (gmon_read(gd, files[i], err, ERR_LEN) != 0)
-            return -1;
-    return 0;
 }
 
 /* -c: the calls found in the text, into O. Returns 0, or -1 after a message. */
@@ -637,97 +571,15 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     return rc;
 }
 
-/* A cgprof profile: its modules' symbols in one map, samples at exact pcs. */
-static int run_cgdata(struct report_args *a)
-{
-    char err[ERR_LEN];
-    struct cgdata d;
-    if (cgdata_read(&d, a->gmons[0], err, sizeof err) != 0) {
-        fprintf(stderr, "cgprof report: %s\n", err);
-        cgdata_free(&d);
-        return 1;
-    }
-    for (size_t i = 0; a->prog && i < d.nmodules; i++)
-        if (d.modules[i].flags & CGDATA_MOD_MAIN) {
-            char *path = strdup(a->prog);
-            if (!path) {
-                fprintf(stderr, "cgprof report: out of memory\n");
-                cgdata_free(&d);
-                return 1;
-            }
-            free(d.modules[i].path);
-            d.modules[i].path = path;
-        }
-    struct modmap mm;
-    if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {
-        fprintf(stderr, "cgprof report: %s: %s\n", a->gmons[0], err);
-        cgdata_free(&d);
-        return 1;
-    }
-    if (d.lost_samples)
-        fprintf(stderr, "cgprof report: warning: %llu samples were lost by the runtime\n",
-                (unsigned long long)d.lost_samples);
-    if (d.nsamples == 0) { /* say why the profile is empty rather than print nothing */
-        double cpu = 0;
-        for (size_t i = 0; i < d.nthreads; i++)
-            cpu += (double)d.threads[i].cpu_ns / 1e6;
-        fprintf(stderr,
-                "cgprof report: note: %s holds no samples (the program used %.1f ms of CPU; "
-                "sampling was off with -F 0, or the event never fired)%s\n",
-                a->gmons[0], cpu, d.narcs ? "" : " and no call counts (it was not built with -pg)");
-    }
-    if (d.unsampled_threads)
-        fprintf(stderr, "cgprof report: warning: %llu threads could not be sampled\n",
-                (unsigned long long)d.unsampled_threads);
-    /* the profiler's own call counting is left out, as gprof leaves out
-     * mcount; say how much it was */
-    double all = 0, own = 0;
-    for (size_t i = 0; i < mm.nsamples; i++) {
-        long j = symtab_lookup(&mm.st, mm.samples[i].pc);
-        all += (double)mm.samples[i].count;
-        if (j >= 0 && mm.st.syms[j].is_runtime)
-            own += (double)mm.samples[i].count;
-    }
-    if (own > 0 && !a->json)
-        fprintf(stderr,
-                "cgprof report: note: %.1f%% of the samples were in libcgprof's call counting "
-                "(mcount), left out of the profile as gprof leaves out mcount\n",
-                100 * own / all);
-    struct cg_opts pcs;
-    memset(&pcs, 0, sizeof pcs);
-    pcs.pc_samples = mm.samples;
-    pcs.npc_samples = mm.nsamples;
-    pcs.pc_rate = d.timed ? (double)d.rate : 1.0;
-    pcs.pc_unit = d.timed ? "seconds" : d.event;
-    const char *prog = "?";
-    for (size_t i = 0; i < d.nmodules; i++)
-        if (d.modules[i].flags & CGDATA_MOD_MAIN)
-            prog = d.modules[i].path;
-    int rc = analyze_and_print(a, &mm.st, &mm.gd, &pcs, prog, &d);
-    modmap_free(&mm);
-    cgdata_free(&d);
-    return rc;
-}
-
 static int run(struct report_args *a)
 {
-    if (a->cgdata)
-        return run_cgdata(a);
-    char err[ERR_LEN];
-    struct symtab st;
-    struct gmon_data gd;
-    gmon_init(&gd);
-    if (symtab_load_flags(&st, a->prog, a->sym_flags, err, sizeof err) != 0) {
-        fprintf(stderr, "cgprof report: %s\n", err);
-        return 1;
-    }
+    struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata};
+    struct load_profile p;
     int rc = 1;
-    if (load_profiles(a, &gd, err) == 0)
-        rc = analyze_and_print(a, &st, &gd, NULL, a->prog, NULL);
-    else
-        fprintf(stderr, "cgprof report: %s\n", err);
-    gmon_free(&gd);
-    symtab_free(&st);
+    if (load_profile(&p, &in, a->sym_flags, a->json, "cgprof report") == 0)
+        rc = analyze_and_print(a, p.st, p.gd, p.cgdata ? &p.pcs : NULL, p.prog,
+                               p.cgdata ? &p.d : NULL);
+    load_free(&p);
     return rc;
 }
 

@@ -163,8 +163,7 @@ static void flat_header(struct pr *p, char prefix, double *total)
     char unit[16];
     snprintf(unit, sizeof unit, "%c%c/call", prefix, g->dimen_abbrev);
     if (p->o->bsd) {
-        fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
-                granularity(g));
+        fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)", granularity(g));
         if (*total > 0.0)
             fprintf(p->out, " for %.2f%% of %.2f %s\n\n", 100.0 / *total, *total / g->rate,
                     g->dimen);
@@ -444,8 +443,7 @@ static void graph_header(struct pr *p, double *print_time)
     start_section(p);
     if (!p->o->bsd)
         fputs("\t\t\tCall graph\n\n", p->out);
-    fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)",
-            granularity(p->g));
+    fprintf(p->out, "\ngranularity: each sample hit covers %ld byte(s)", granularity(p->g));
     if (*print_time > 0.0) {
         fprintf(p->out, " for %.2f%% of %.2f seconds\n\n", 100.0 / *print_time,
                 *print_time / p->g->rate);

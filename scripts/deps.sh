@@ -3,6 +3,9 @@
 # need, asking apt only when one is missing.  Needs root for the install.
 set -e
 need="make gcc g++ libc6-dev libc6-dbg linux-perf clang binutils libelf-dev libcapstone-dev strace gawk libclang-rt-14-dev"
+# cgprof export: protobuf-c and zlib (pprof); the readers its tests open
+# the exports in: go tool pprof, callgrind_annotate, dot, headless Chromium
+need="$need protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go valgrind graphviz chromium"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

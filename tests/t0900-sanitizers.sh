@@ -1,6 +1,6 @@
 #!/bin/sh
 # t0900: the tool under ASan+UBSan and the runtime under UBSan, on the
-# runtime and report tests.
+# runtime, report and export tests.
 . "$(dirname "$0")/lib.sh"
 
 SAN=$WORK/san
@@ -14,7 +14,7 @@ if ! make -s -C "$ROOT" BUILD="$SAN" CFLAGS='-O1 -g' \
 fi
 for t in t0100-runtime-threads t0110-runtime-builds t0120-runtime-process t0140-record t0230-readers \
     t0200-report-vs-gprof t0210-report-errors t0300-events t0150-record-honest t0270-report-honest \
-    t0400-stacks t0410-stacks-stress; do
+    t0400-stacks t0410-stacks-stress t0500-export; do
     test_expect "under sanitizers: $t passes" "
         BUILD=$SAN LINK_EXTRA=-fsanitize=undefined STRESS_SECONDS=6 sh $ROOT/tests/$t.sh >out 2>&1; rc=\$?;
         grep -E '^(FAIL|ok)' out | sed 's/^/  /'; test \$rc -eq 0

@@ -1,0 +1,248 @@
+/* cgprof export: writes a profile in another tool's format -- pprof,
+ * callgrind, folded stacks, Graphviz dot, or a one-file HTML report --
+ * from the same analysis as cgprof report (load.c, callgraph.c). */
+#include "cmds.h"
+
+#include "callgraph.h"
+#include "export.h"
+#include "load.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ERR_LEN 512
+
+static void export_usage(FILE *f)
+{
+    fputs(
+        "usage: cgprof export -f FORMAT [-o FILE] [options] [PROG [GMON...]]\n"
+        "       cgprof export -f FORMAT [-o FILE] [options] [PROFILE]\n"
+        "  Reads what cgprof report reads (default: the newer of cgprof.data and\n"
+        "  gmon.out) and writes it for another tool (docs/export.md):\n"
+        "  -f, --format=FORMAT   pprof      gzipped profile.proto (go tool pprof, Pyroscope...)\n"
+        "                        callgrind  callgrind's format (KCachegrind, callgrind_annotate)\n"
+        "                        folded     one line per stack, main;f;g COUNT (flamegraph.pl)\n"
+        "                        dot        Graphviz call graph (dot -Tsvg)\n"
+        "                        html       one self-contained page: flame graph, flat\n"
+        "                                   profile, call graph\n"
+        "  -o, --output=FILE     where to write ('-': standard output); default:\n"
+        "                        profile.pb.gz (pprof), cgprof.html (html), else stdout\n"
+        "  -t, --threshold=PCT   dot: leave out functions and calls under PCT% of\n"
+        "                        the time (default 0.5; 0 keeps everything)\n"
+        "  -a, --no-static       leave out static functions (as report -a)\n"
+        "  --no-demangle         C++ names as they are in the symbol table\n"
+        "  -h, --help            this help\n",
+        f);
+}
+
+enum fmt { F_NONE, F_PPROF, F_CALLGRIND, F_FOLDED, F_DOT, F_HTML };
+
+struct export_args {
+    enum fmt fmt;
+    const char *output;
+    struct ex_opts opts;
+    unsigned sym_flags;
+    int demangle;
+};
+
+static enum fmt parse_format(const char *s)
+{
+    static const struct {
+        const char *name;
+        enum fmt f;
+    } names[] = {{"pprof", F_PPROF},
+                 {"callgrind", F_CALLGRIND},
+                 {"folded", F_FOLDED},
+                 {"dot", F_DOT},
+                 {"html", F_HTML}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0)
+            return names[i].f;
+    return F_NONE;
+}
+
+#define OPT_NO_DEMANGLE 256
+
+/* Parses ARGV into A; -1 to exit 0 (help), 2 on a usage error. */
+static int parse_args(int argc, char **argv, struct export_args *a)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"threshold", required_argument, NULL, 't'},
+        {"no-static", no_argument, NULL, 'a'},
+        {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    char *end;
+    optind = 1;
+    opterr = 0;
+    a->demangle = 1;
+    a->opts.threshold = 0.5;
+    while ((c = getopt_long(argc, argv, "+f:o:t:ah", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            a->fmt = parse_format(optarg);
+            if (a->fmt == F_NONE) {
+                fprintf(stderr,
+                        "cgprof export: unknown format '%s' (pprof, callgrind, folded, dot, "
+                        "html)\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 't':
+            a->opts.threshold = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || !(a->opts.threshold >= 0) ||
+                a->opts.threshold > 100) {
+                fprintf(stderr, "cgprof export: -t: '%s' is not a percentage\n", optarg);
+                return 2;
+            }
+            break;
+        case 'a':
+            a->sym_flags |= SYMTAB_NO_STATIC;
+            break;
+        case OPT_NO_DEMANGLE:
+            a->demangle = 0;
+            break;
+        case 'h':
+            export_usage(stdout);
+            return -1;
+        default:
+            if (optopt && strchr("fot", optopt))
+                fprintf(stderr, "cgprof export: option '-%c' needs an argument\n", optopt);
+            else if (optopt)
+                fprintf(stderr, "cgprof export: unknown option '-%c' (try 'cgprof export -h')\n",
+                        optopt);
+            else
+                fprintf(stderr, "cgprof export: unknown option '%s' (try 'cgprof export -h')\n",
+                        argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (a->fmt == F_NONE) {
+        fprintf(stderr, "cgprof export: which format? -f pprof|callgrind|folded|dot|html\n");
+        return 2;
+    }
+    if (!a->output)
+        a->output = a->fmt == F_PPROF ? "profile.pb.gz" : a->fmt == F_HTML ? "cgprof.html" : "-";
+    return 0;
+}
+
+static int write_format(FILE *out, const struct export_args *a, const struct ex_model *m, char *err)
+{
+    switch (a->fmt) {
+    case F_PPROF:
+        return ex_write_pprof(out, m, err, ERR_LEN);
+    case F_CALLGRIND:
+        return ex_write_callgrind(out, m);
+    case F_FOLDED:
+        return ex_write_folded(out, m);
+    case F_DOT:
+        return ex_write_dot(out, m, &a->opts);
+    case F_HTML:
+        return ex_write_html(out, m, &a->opts);
+    default:
+        return -1;
+    }
+}
+
+/* Writes the export to a temporary file beside the output and renames it
+ * into place, so that a failure leaves no partial file. */
+static int write_output(const struct export_args *a, const struct ex_model *m)
+{
+    char err[ERR_LEN] = "";
+    if (strcmp(a->output, "-") == 0) {
+        int rc = write_format(stdout, a, m, err);
+        if (rc == 0 && fflush(stdout) == 0)
+            return 0;
+        fprintf(stderr, "cgprof export: %s\n", err[0] ? err : "error writing to standard output");
+        return 1;
+    }
+    size_t len = strlen(a->output);
+    char *tmp = malloc(len + 16);
+    if (!tmp)
+        return 1;
+    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", a->output);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "cgprof export: %s: %s\n", a->output, strerror(errno));
+        free(tmp);
+        return 1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask); /* as fopen would create it */
+    FILE *out = fdopen(fd, "w");
+    int rc = out ? write_format(out, a, m, err) : -1;
+    int saved = errno;
+    if (out && fclose(out) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    } else if (!out) {
+        close(fd);
+    }
+    if (rc == 0 && rename(tmp, a->output) != 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0) {
+        unlink(tmp);
+        if (err[0])
+            fprintf(stderr, "cgprof export: %s: %s\n", a->output, err);
+        else
+            fprintf(stderr, "cgprof export: %s: %s\n", a->output, strerror(saved));
+    }
+    free(tmp);
+    return rc == 0 ? 0 : 1;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct export_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_args(argc, argv, &a);
+    if (rc != 0)
+        return rc < 0 ? 0 : 2;
+    struct load_inputs in;
+    if (load_pick_inputs(&in, argc - optind, argv + optind, "cgprof export") != 0)
+        return 2;
+    struct load_profile p;
+    char err[ERR_LEN];
+    struct callgraph g;
+    struct ex_model m;
+    rc = 1;
+    if (load_profile(&p, &in, a.sym_flags, 1, "cgprof export") != 0) {
+        load_free(&p);
+        return 1;
+    }
+    if (p.cgdata && p.d.stacks_lost)
+        fprintf(stderr,
+                "cgprof export: warning: %llu samples had no stack kept by the runtime; the "
+                "stacks leave them out\n",
+                (unsigned long long)p.d.stacks_lost);
+    if (cg_build_opts(&g, p.st, p.gd, p.cgdata ? &p.pcs : NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "cgprof export: %s\n", err);
+    } else {
+        if (ex_build(&m, &g, p.st, p.cgdata ? &p.d : NULL, p.prog, a.demangle, err, sizeof err) !=
+            0) {
+            fprintf(stderr, "cgprof export: %s\n", err);
+        } else {
+            rc = write_output(&a, &m);
+            ex_free(&m);
+        }
+        cg_free(&g);
+    }
+    load_free(&p);
+    return rc;
+}

@@ -1,0 +1,186 @@
+/* Loading a profile (load.h): which files the command line names, and
+ * reading them into the symbols, arcs and samples the analysis takes.
+ * report and export share it, so both read a profile the same way. */
+#include "load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define ERR_LEN 512
+
+/* 1 if PATH is a cgprof profile (by its first bytes, not its name).  Only
+ * regular files are looked into: peeking at a pipe would eat its start,
+ * so a pipe is read as gmon.out. */
+static int is_cgdata_file(const char *path)
+{
+    unsigned char head[8];
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return cgdata_is(head, n);
+}
+
+/* 1 if cgprof.data is there and no older than gmon.out (or there is none). */
+static int cgdata_is_newer(void)
+{
+    struct stat c, g;
+    if (stat("cgprof.data", &c) != 0 || !is_cgdata_file("cgprof.data"))
+        return 0;
+    return stat("gmon.out", &g) != 0 || c.st_mtim.tv_sec > g.st_mtim.tv_sec ||
+           (c.st_mtim.tv_sec == g.st_mtim.tv_sec && c.st_mtim.tv_nsec >= g.st_mtim.tv_nsec);
+}
+
+int load_pick_inputs(struct load_inputs *a, int n, char **args, const char *cmd)
+{
+    static char *dflt[] = {"cgprof.data"};
+    memset(a, 0, sizeof *a);
+    if (n == 0 && cgdata_is_newer()) {
+        a->cgdata = 1;
+        a->files = dflt;
+        a->nfiles = 1;
+        return 0;
+    }
+    if (n >= 1 && is_cgdata_file(args[0])) {
+        a->cgdata = 1;
+        a->files = args;
+        a->nfiles = n;
+    } else {
+        a->prog = n >= 1 ? args[0] : "a.out";
+        a->files = args + (n >= 1);
+        a->nfiles = n >= 1 ? n - 1 : 0;
+        for (int i = 0; i < a->nfiles; i++)
+            if (is_cgdata_file(a->files[i])) {
+                if (a->nfiles > 1) {
+                    fprintf(stderr,
+                            "%s: %s is a cgprof profile and %s is not: they cannot be summed "
+                            "(give them one at a time)\n",
+                            cmd, a->files[i], a->files[i == 0]);
+                    return 2;
+                }
+                /* the profile names its executable; PROG, given, replaces it
+                 * (a program moved since it was recorded) */
+                a->cgdata = 1;
+                a->files = &a->files[i];
+                a->nfiles = 1;
+                break;
+            }
+    }
+    if (a->cgdata && a->nfiles > 1) {
+        fprintf(stderr, "%s: summing several cgprof profiles is not supported yet\n", cmd);
+        return 2;
+    }
+    return 0;
+}
+
+/* A cgprof profile: its modules' symbols in one map, samples at exact pcs. */
+static int load_cgdata(struct load_profile *p, const char *path, const char *prog,
+                       unsigned sym_flags, int quiet, const char *cmd)
+{
+    char err[ERR_LEN];
+    struct cgdata *d = &p->d;
+    if (cgdata_read(d, path, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", cmd, err);
+        return 1;
+    }
+    for (size_t i = 0; prog && i < d->nmodules; i++)
+        if (d->modules[i].flags & CGDATA_MOD_MAIN) {
+            char *copy = strdup(prog);
+            if (!copy) {
+                fprintf(stderr, "%s: out of memory\n", cmd);
+                return 1;
+            }
+            free(d->modules[i].path);
+            d->modules[i].path = copy;
+        }
+    if (modmap_build(&p->mm, d, sym_flags, stderr, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", cmd, path, err);
+        return 1;
+    }
+    if (d->nsamples == 0) { /* say why the profile is empty rather than print nothing */
+        double cpu = 0;
+        for (size_t i = 0; i < d->nthreads; i++)
+            cpu += (double)d->threads[i].cpu_ns / 1e6;
+        fprintf(stderr,
+                "%s: note: %s holds no samples (the program used %.1f ms of CPU; "
+                "sampling was off with -F 0, or the event never fired)%s\n",
+                cmd, path, cpu, d->narcs ? "" : " and no call counts (it was not built with -pg)");
+    }
+    if (d->lost_samples)
+        fprintf(stderr, "%s: warning: %llu samples were lost by the runtime\n", cmd,
+                (unsigned long long)d->lost_samples);
+    if (d->unsampled_threads)
+        fprintf(stderr, "%s: warning: %llu threads could not be sampled\n", cmd,
+                (unsigned long long)d->unsampled_threads);
+    /* the profiler's own call counting is left out, as gprof leaves out
+     * mcount; say how much it was */
+    struct modmap *mm = &p->mm;
+    double all = 0, own = 0;
+    for (size_t i = 0; i < mm->nsamples; i++) {
+        long j = symtab_lookup(&mm->st, mm->samples[i].pc);
+        all += (double)mm->samples[i].count;
+        if (j >= 0 && mm->st.syms[j].is_runtime)
+            own += (double)mm->samples[i].count;
+    }
+    if (own > 0 && !quiet)
+        fprintf(stderr,
+                "%s: note: %.1f%% of the samples were in libcgprof's call counting "
+                "(mcount), left out of the profile as gprof leaves out mcount\n",
+                cmd, 100 * own / all);
+    p->pcs.pc_samples = mm->samples;
+    p->pcs.npc_samples = mm->nsamples;
+    p->pcs.pc_rate = d->timed ? (double)d->rate : 1.0;
+    p->pcs.pc_unit = d->timed ? "seconds" : d->event;
+    p->prog = "?";
+    for (size_t i = 0; i < d->nmodules; i++)
+        if (d->modules[i].flags & CGDATA_MOD_MAIN)
+            p->prog = d->modules[i].path;
+    p->st = &mm->st;
+    p->gd = &mm->gd;
+    return 0;
+}
+
+int load_profile(struct load_profile *p, const struct load_inputs *in, unsigned sym_flags,
+                 int quiet, const char *cmd)
+{
+    memset(p, 0, sizeof *p);
+    gmon_init(&p->own_gd);
+    p->cgdata = in->cgdata;
+    if (in->cgdata)
+        return load_cgdata(p, in->files[0], in->prog, sym_flags, quiet, cmd);
+    char err[ERR_LEN];
+    static char *default_gmon[] = {"gmon.out"};
+    char **files = in->nfiles ? in->files : default_gmon;
+    int n = in->nfiles ? in->nfiles : 1;
+    if (symtab_load_flags(&p->own_st, in->prog, sym_flags, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", cmd, err);
+        return 1;
+    }
+    for (int i = 0; i < n; i++)
+        if (gmon_read(&p->own_gd, files[i], err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", cmd, err);
+            return 1;
+        }
+    p->st = &p->own_st;
+    p->gd = &p->own_gd;
+    p->prog = in->prog;
+    return 0;
+}
+
+void load_free(struct load_profile *p)
+{
+    if (p->cgdata) {
+        modmap_free(&p->mm);
+        cgdata_free(&p->d);
+    } else {
+        symtab_free(&p->own_st);
+    }
+    gmon_free(&p->own_gd);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,92 @@
+/* The model every export format is written from (cgprof export): the
+ * analyzed call graph (functions, self time, arcs with exact counts) and
+ * the sampled call stacks, symbolized with the same symbol table.
+ *
+ * Stacks: a call-path tree.  From a cgprof profile's STACKS record each
+ * node is a frame (the leaf's pc, or a caller's return address - 1);
+ * without one, each node is a stack of one frame: a sampled pc (cgprof
+ * profile) or a function's histogram time (gmon.out).  A node's count is
+ * the samples whose stack ends there; the counts add up to the profile's
+ * total less what the report leaves out (libcgprof's own mcount). */
+#ifndef CGPROF_EXPORT_H
+#define CGPROF_EXPORT_H
+
+#include "callgraph.h"
+#include "cgdata.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define EX_TRUNCATED (-1) /* the frames dropped past the stack depth limit */
+
+struct ex_node {
+    int parent;   /* an earlier node, or -1 for an outermost frame */
+    int func;     /* callgraph node (function), or EX_TRUNCATED */
+    uint64_t pc;  /* in the symbol table's address space (modmap's for cgprof) */
+    double count; /* samples whose stack ends here */
+};
+
+struct ex_model {
+    const struct callgraph *g;
+    const struct symtab *st;
+    const struct cgdata *d; /* the cgprof profile, or NULL for gmon.out */
+    const char *prog;
+    char **names; /* per function: shown name (demangled unless told not to) */
+    struct ex_node *nodes;
+    size_t nnodes;
+    int has_stacks; /* nodes are real stacks (STACKS record) */
+    int timed;      /* samples measure time */
+    double rate;    /* samples per second (timed), else 1 */
+    double unit_ns; /* nanoseconds per sample (timed) */
+    char event[64]; /* "cpu", "wall", a perf event's name */
+    double total;   /* sum of the node counts */
+};
+
+/* Builds M from G (analyzed from ST and, for a cgprof profile, D).  0, or
+ * -1 with a message in ERR. */
+int ex_build(struct ex_model *m, const struct callgraph *g, const struct symtab *st,
+             const struct cgdata *d, const char *prog, int demangle, char *err, size_t errsz);
+void ex_free(struct ex_model *m);
+
+/* The shown name of node N's function ("[truncated]" for a cut stack). */
+const char *ex_name(const struct ex_model *m, int func);
+
+/* The source file of static function FUNC when known, else FALLBACK. */
+const char *ex_file(const struct ex_model *m, int func, const char *fallback);
+
+/* The stacks merged by function: a tree whose children of one parent are
+ * distinct functions.  self: samples ending there; total: in its subtree.
+ * Nodes come parents first. */
+struct ex_fnode {
+    int parent, func;
+    double self, total;
+};
+int ex_func_tree(const struct ex_model *m, struct ex_fnode **out, size_t *n);
+
+/* Measured cost of the calls from function CALLER to CALLEE: the samples
+ * whose stack has CALLEE's outermost frame called from CALLER, so that
+ * the calls into a function cost exactly the samples with it on the
+ * stack, recursion counted once (callgrind_annotate's inclusive cost is
+ * that sum).  CALLER is EX_TRUNCATED for the calls from frames cut at the
+ * depth limit. */
+struct ex_edge {
+    int caller, callee;
+    double cost;
+};
+int ex_edge_costs(const struct ex_model *m, struct ex_edge **out, size_t *n);
+
+/* Samples with FUNC anywhere on the stack, per function (NSYMS entries). */
+int ex_inclusive(const struct ex_model *m, double **out);
+
+/* The formats. Each returns 0, or -1 on a write error (errno set). */
+struct ex_opts {
+    double threshold; /* dot: leave out nodes and edges under this % of the total */
+    const char *title;
+};
+int ex_write_folded(FILE *out, const struct ex_model *m);
+int ex_write_callgrind(FILE *out, const struct ex_model *m);
+int ex_write_dot(FILE *out, const struct ex_model *m, const struct ex_opts *o);
+int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o);
+int ex_write_pprof(FILE *out, const struct ex_model *m, char *err, size_t errsz);
+
+#endif

@@ -1,0 +1,197 @@
+/* HTML export (cgprof export -f html): one self-contained page that works
+ * offline.  The profile goes in as JSON (#cgprof-data); the page's own
+ * code and style (output/html/page.js, page.css, embedded into cgprof at
+ * build time by html_assets.S) draw a flame graph, the flat profile and a
+ * call-graph view from it.
+ *
+ * The JSON: prog, event, timed, rate, total and stacks (whether the
+ * profile had them); f, the functions, each [name, self, total, calls,
+ * recursive calls, cycle]; t, the stacks merged by function as triples
+ * (parent, function, self) with parents first (-1: outermost); a, the
+ * calls as quadruples (caller, callee, count, cost).  Costs are samples
+ * (events for a counting event).  A function's total and a call's cost
+ * are measured from the stacks when the profile has them, else gprof's
+ * estimates (the call graph's propagated time). */
+#include "export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char cgprof_html_js[], cgprof_html_css[];
+
+static void put_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+            fprintf(out, "\\u%04x", *p); /* nothing in it can end the script */
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void put_html_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+/* A count as JSON: whole samples print without a fraction. */
+static void put_num(FILE *out, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(out, "%.0f", v);
+    else
+        fprintf(out, "%.4f", v);
+}
+
+struct hw {
+    FILE *out;
+    const struct ex_model *m;
+    int *idx; /* callgraph function -> position in f, or -1 */
+    int truncated;
+    double *self, *incl;
+};
+
+static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const struct ex_edge *e,
+                     size_t ne)
+{
+    FILE *out = w->out;
+    const struct ex_model *m = w->m;
+    const struct callgraph *g = m->g;
+    fputs("{\"prog\":", out);
+    put_json_string(out, m->prog);
+    fputs(",\"event\":", out);
+    put_json_string(out, m->event);
+    fprintf(out, ",\"timed\":%d,\"rate\":%.9g,\"total\":", m->timed, m->rate);
+    put_num(out, m->total);
+    fprintf(out, ",\"stacks\":%d,\n\"f\":[", m->has_stacks);
+    int k = 0;
+    for (size_t f = 0; f < g->nsyms; f++) {
+        if (w->idx[f] < 0)
+            continue;
+        const struct cg_node *n = &g->nodes[f];
+        fputs(k++ ? ",\n[" : "[", out);
+        put_json_string(out, ex_name(m, (int)f));
+        fputc(',', out);
+        put_num(out, w->self[f]);
+        fputc(',', out);
+        put_num(out, w->incl[f]);
+        fprintf(out, ",%llu,%llu,%d]", (unsigned long long)n->ncalls,
+                (unsigned long long)n->self_calls, n->cyc_num);
+    }
+    if (w->truncated >= 0) {
+        fputs(k++ ? ",\n[" : "[", out);
+        put_json_string(out, "[truncated]");
+        fputs(",0,0,0,0,0]", out);
+    }
+    fputs("],\n\"t\":[", out);
+    for (size_t i = 0; i < nt; i++) {
+        int f = t[i].func >= 0 ? w->idx[t[i].func] : w->truncated;
+        fprintf(out, "%s%d,%d,", i ? "," : "", t[i].parent, f);
+        put_num(out, t[i].self);
+    }
+    fputs("],\n\"a\":[", out);
+    k = 0;
+    for (size_t i = 0; i < g->narcs; i++) {
+        const struct cg_arc *a = &g->arcs[i];
+        if (w->idx[a->parent] < 0 || w->idx[a->child] < 0)
+            continue;
+        double cost = a->time + a->child_time;
+        if (m->has_stacks) {
+            cost = 0;
+            for (size_t j = 0; j < ne; j++)
+                if (e[j].caller == a->parent && e[j].callee == a->child)
+                    cost = e[j].cost;
+        }
+        fprintf(out, "%s%d,%d,%llu,", k++ ? "," : "", w->idx[a->parent], w->idx[a->child],
+                (unsigned long long)a->count);
+        put_num(out, cost);
+    }
+    /* calls seen only in the stacks (no -pg arc): count 0 */
+    for (size_t j = 0; j < ne; j++) {
+        int from = e[j].caller >= 0 ? w->idx[e[j].caller] : w->truncated;
+        size_t i = 0;
+        while (i < g->narcs &&
+               !(g->arcs[i].parent == e[j].caller && g->arcs[i].child == e[j].callee))
+            i++;
+        if (i < g->narcs || from < 0 || w->idx[e[j].callee] < 0)
+            continue;
+        fprintf(out, "%s%d,%d,0,", k++ ? "," : "", from, w->idx[e[j].callee]);
+        put_num(out, e[j].cost);
+    }
+    fputs("]}", out);
+}
+
+int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
+{
+    const struct callgraph *g = m->g;
+    struct hw w = {
+        out, m, calloc(g->nsyms + 1, sizeof(int)), -1, calloc(g->nsyms + 1, sizeof(double)), NULL};
+    struct ex_fnode *t = NULL;
+    struct ex_edge *e = NULL;
+    size_t nt = 0, ne = 0;
+    int rc = -1;
+    if (!w.idx || !w.self || ex_inclusive(m, &w.incl) != 0 || ex_func_tree(m, &t, &nt) != 0 ||
+        (m->has_stacks && ex_edge_costs(m, &e, &ne) != 0))
+        goto done;
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].func >= 0)
+            w.self[m->nodes[i].func] += m->nodes[i].count;
+    int k = 0;
+    for (size_t f = 0; f < g->nsyms; f++) {
+        const struct cg_node *n = &g->nodes[f];
+        if (!m->has_stacks)
+            w.incl[f] = w.self[f] + n->child_time;
+        int used = !n->excluded && (w.self[f] > 0 || w.incl[f] > 0 || n->ncalls || n->self_calls ||
+                                    n->first_child != CG_NONE);
+        w.idx[f] = used ? k++ : -1;
+    }
+    for (size_t i = 0; i < nt; i++)
+        if (t[i].func < 0)
+            w.truncated = k;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cgprof: ",
+          out);
+    put_html_text(out, o->title ? o->title : m->prog);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header><h1>cgprof: ",
+            cgprof_html_css);
+    put_html_text(out, o->title ? o->title : m->prog);
+    fputs("</h1><span class=\"sum\" id=\"summary\"></span></header>\n"
+          "<nav><button id=\"tab-flame\" class=\"on\">Flame graph</button>"
+          "<button id=\"tab-flat\">Flat profile</button>"
+          "<button id=\"tab-graph\">Call graph</button></nav>\n"
+          "<section id=\"view-flame\">\n<div class=\"bar\"><input id=\"search\" "
+          "placeholder=\"search (regular expression)\"><button id=\"reset\">reset zoom</button>"
+          "<span id=\"matched\"></span><span id=\"zoomed\"></span></div>\n"
+          "<svg id=\"flame\" xmlns=\"http://www.w3.org/2000/svg\"></svg>\n"
+          "<div id=\"details\">hover over a frame for its numbers; click to zoom</div>\n"
+          "</section>\n<section id=\"view-flat\" class=\"hidden\">\n"
+          "<p class=\"note\">Click a column to sort; a name for its callers and callees.</p>\n"
+          "<table id=\"flat\"></table>\n</section>\n"
+          "<section id=\"view-graph\" class=\"hidden\">\n<div class=\"bar\">function: <select "
+          "id=\"cg-func\"></select></div>\n<div id=\"cg-view\"></div>\n</section>\n"
+          "<script id=\"cgprof-data\" type=\"application/json\">",
+          out);
+    put_data(&w, t, nt, e, ne);
+    fprintf(out, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", cgprof_html_js);
+    rc = ferror(out) ? -1 : 0;
+done:
+    free(w.idx);
+    free(w.self);
+    free(w.incl);
+    free(t);
+    free(e);
+    return rc;
+}

@@ -132,7 +132,8 @@ int main(int argc, char **argv)
         uint64_t size;
         memcpy(&tag, d.buf + pos, 4);
         memcpy(&size, d.buf + pos + 8, 8);
-        if (tag != 3 && tag != 4 && tag != 5 && tag != 8) /* the runtime's own stacks go */
+        /* the runtime's own samples, arcs, totals and stacks go; END comes last */
+        if (tag != 3 && tag != 4 && tag != 5 && tag != 8 && tag != 255)
             put(out, d.buf + pos, 16 + size);
         pos += 16 + size;
     }
@@ -180,6 +181,7 @@ int main(int argc, char **argv)
     put64(out, d.total_calls);
     put64(out, 0);
     put64(out, 0);
+    record(out, 255, 0); /* END */
     if (fclose(out) != 0) {
         perror(argv[2]);
         return 1;

@@ -17,7 +17,7 @@ TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
-TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++
+TOOL_LIBS := -ldw -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++
 
 .PHONY: all check demo bench install clean help deps fuzz
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof

@@ -22,6 +22,8 @@ struct symtab {
     struct symtab_sym *syms;
     size_t n;
     char *strings; /* storage for all names */
+    int debug;     /* line information: 0 none, 1 read, 2 read in part (see note) */
+    char *note;    /* what of the debugging information could not be read, or NULL */
 };
 
 /* Loads the function symbols of PATH (.symtab, else .dynsym).  Returns 0,

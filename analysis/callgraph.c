@@ -291,6 +291,8 @@ static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct
     for (size_t i = 0; i < gd->narcs; i++) {
         long p = symtab_lookup(st, gd->arcs[i].from_pc);
         long c = symtab_lookup(st, gd->arcs[i].self_pc);
+        while (o && o->callee_is_func && c >= 0 && !st->syms[c].is_func)
+            c--;
         if (p < 0 || c < 0 || arc_excluded(g, o, p, c))
             continue;
         g->nodes[c].ncalls += gd->arcs[i].count;

@@ -90,6 +90,10 @@ struct cg_opts {
     size_t npc_samples;
     double pc_rate;      /* samples per second, or 1 for counted events */
     const char *pc_unit; /* "seconds", or the event's name */
+    /* gmon.out (gprof's rule): an arc's callee is the nearest function
+     * symbol at or below its address, skipping line symbols (-l) and
+     * untyped ones */
+    int callee_is_func;
 };
 
 struct cg_arc {

@@ -15,6 +15,7 @@ struct symtab_sym {
     int is_static;    /* a local symbol ('t' in nm terms) */
     int is_func;      /* STT_FUNC or STT_GNU_IFUNC */
     int is_runtime;   /* libcgprof's own code (cgprof profiles): left out like mcount */
+    unsigned line;    /* line-level tables (lines.c): the source line, file its full path */
 };
 
 /* Symbols sorted by address, one per address (aliases collapsed). */

@@ -7,6 +7,7 @@
 #include "gmon.h"
 #include "gprof_text.h"
 #include "json.h"
+#include "lines.h"
 #include "modmap.h"
 #include "symtab.h"
 
@@ -79,6 +80,7 @@ struct report_args {
     int json;    /* --json */
     int threads; /* --threads */
     int cgdata;  /* the profile is in cgprof's format */
+    int lines;   /* -l: line by line */
 };
 
 #define OPT_DEMANGLE    256
@@ -253,13 +255,15 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case OPT_INLINE:
         fprintf(stderr, "cgprof report: --inline-file-names: not yet supported\n");
         return 2;
+    case 'l':
+        a->lines = 1;
+        return 0;
     case 'A':
     case 'C':
     case 'd':
     case 'i':
     case 'I':
     case 'J':
-    case 'l':
     case 'L':
     case 'O':
     case 'r':
@@ -342,9 +346,9 @@ static int pick_inputs(struct report_args *a, int n, char **args)
         fprintf(stderr, "cgprof report: summing several cgprof profiles is not supported yet\n");
         return 2;
     }
-    if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM))) {
+    if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM) || a->lines)) {
         fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
-                a->static_calls ? "-c" : "-s");
+                a->static_calls ? "-c" : a->lines ? "-l" : "-s");
         return 2;
     }
     return 0;
@@ -476,7 +480,8 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
 {
     char err[ERR_LEN];
     struct callgraph g;
-    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL};
+    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL, 0};
+    o.callee_is_func = pcs == NULL;
     if (pcs) {
         o.pc_samples = pcs->pc_samples;
         o.npc_samples = pcs->npc_samples;
@@ -582,12 +587,28 @@ static int run(struct report_args *a)
         fprintf(stderr, "cgprof report: %s\n", err);
         return 1;
     }
+    if (st.note)
+        fprintf(stderr, "cgprof report: warning: %s\n", st.note);
+    struct symtab lst;
+    memset(&lst, 0, sizeof lst);
     int rc = 1;
+    if (a->lines) {
+        int lrc = lines_symtab(&lst, &st, a->prog, err, sizeof err);
+        if (lrc < 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            symtab_free(&st);
+            return 1;
+        }
+        if (lrc > 0 && !st.note)
+            fprintf(stderr, "cgprof report: note: %s; functions are shown without lines\n", err);
+        a->text.line_syms = &lst;
+    }
     if (load_profiles(a, &gd, err) == 0)
-        rc = analyze_and_print(a, &st, &gd, NULL, a->prog, NULL);
+        rc = analyze_and_print(a, a->lines ? &lst : &st, &gd, NULL, a->prog, NULL);
     else
         fprintf(stderr, "cgprof report: %s\n", err);
     gmon_free(&gd);
+    symtab_free(&lst);
     symtab_free(&st);
     return rc;
 }

@@ -1,0 +1,18 @@
+/* The line-level symbol table of gprof -l: one symbol per run of code from one source line. */
+#ifndef CGPROF_LINES_H
+#define CGPROF_LINES_H
+
+#include "symtab.h"
+
+/* Builds in OUT the symbols gprof -l analyzes for the executable PATH:
+ * FUNCS (its function symbols, from symtab_load) plus one symbol for each
+ * run of .text whose line, file and function (inlined ones included)
+ * stay the same, named for that function.  Every symbol with line
+ * information has its full source path in `file` and its line in `line`.
+ * Returns 0; 1 when PATH has no (readable) line information, with the
+ * reason in MSG (OUT then holds FUNCS' symbols alone); -1 with a
+ * message in MSG. */
+int lines_symtab(struct symtab *out, const struct symtab *funcs, const char *path, char *msg,
+                 size_t msgsz);
+
+#endif

@@ -25,6 +25,7 @@
 #include <elfutils/libdwelf.h>
 #include <dwarf.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,8 @@ struct loader {
     size_t filecap, funccap, namelen, namecap;
     int bad_units;
     Dwarf_Off first_bad;
+    const unsigned char *line_sec; /* .debug_line, decompressed */
+    size_t line_size;
 };
 
 static int add_files(struct loader *L, Dwarf_Files *files, size_t nfiles)
@@ -169,6 +172,293 @@ static int add_files(struct loader *L, Dwarf_Files *files, size_t nfiles)
     return 0;
 }
 
+/* The sequences of a line program, from its raw bytes.  libdw gives the
+ * rows of a unit sorted by address, which loses where each sequence
+ * starts and ends (a row at a sequence's end address, or sequences that
+ * meet, look alike), so the program is scanned once for the address
+ * range of every sequence.
+ *
+ * The scan also serves a binutils quirk: binutils starts each sequence of
+ * a DWARF 5 line table with file 0 in the file register, where the
+ * standard (and libdw) says 1; gcc relies on 1 and sets no file when a
+ * sequence starts in file 1, so gprof names file 0 for those rows.
+ * fileless_hi is where the sequence first sets a file.
+ *
+ * Everything is bounds-checked; a malformed program yields no sequences
+ * and the caller falls back on the sorted rows alone. */
+struct rawseq {
+    uint64_t lo, hi, fileless_hi;
+    size_t idx;
+};
+
+static int uleb(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; *p < end; shift += 7) {
+        unsigned char b = *(*p)++;
+        if (shift < 64)
+            *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 0;
+    }
+    return -1;
+}
+
+static uint64_t get_le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* The header of the line program at OFF: where its opcodes start and end. */
+struct lphdr {
+    const unsigned char *prog, *end, *std_len;
+    unsigned version, min_inst, line_range, opcode_base;
+};
+
+static int line_header(const unsigned char *sec, size_t size, uint64_t off, struct lphdr *h)
+{
+    if (off >= size || size - off < 4)
+        return -1;
+    const unsigned char *p = sec + off;
+    uint64_t len = get_le(p, 4);
+    int osz = 4;
+    p += 4;
+    if (len == 0xffffffffu) {
+        if ((size_t)(sec + size - p) < 8)
+            return -1;
+        len = get_le(p, 8);
+        osz = 8;
+        p += 8;
+    }
+    if (len > (uint64_t)(sec + size - p) || len < 2u + 2u + (unsigned)osz + 6u)
+        return -1;
+    h->end = p + len;
+    h->version = (unsigned)get_le(p, 2);
+    if (h->version < 2 || h->version > 5)
+        return -1;
+    p += h->version >= 5 ? 4 : 2; /* version (, address_size, segment_selector_size) */
+    uint64_t hlen = get_le(p, osz);
+    p += osz;
+    unsigned fixed = h->version >= 4 ? 6 : 5; /* min_inst [max_ops] is_stmt base range opbase */
+    if (hlen > (uint64_t)(h->end - p) || hlen < fixed)
+        return -1;
+    h->prog = p + hlen;
+    h->min_inst = p[0];
+    h->line_range = p[fixed - 2];
+    h->opcode_base = p[fixed - 1];
+    h->std_len = p + fixed;
+    if (h->line_range == 0 || h->opcode_base == 0 ||
+        (size_t)(h->prog - h->std_len) < h->opcode_base - 1u)
+        return -1;
+    return 0;
+}
+
+/* Appends the sequences of the line program at OFF to *R.  0, or -1
+ * (malformed: *N is put back; or out of memory: *OOM set). */
+static int scan_program(const unsigned char *sec, size_t size, uint64_t off, struct rawseq **r,
+                        size_t *n, size_t *cap, int *oom)
+{
+    struct lphdr h;
+    size_t n0 = *n;
+    if (line_header(sec, size, off, &h) != 0)
+        return -1;
+    uint64_t addr = 0, lo = 0, fhi = 0, v;
+    int rows = 0, set = 0;
+    for (const unsigned char *p = h.prog; p < h.end;) {
+        unsigned op = *p++;
+        int row = 0;
+        if (op >= h.opcode_base) {
+            addr += (uint64_t)((op - h.opcode_base) / h.line_range) * h.min_inst;
+            row = 1;
+        } else if (op == 0) {
+            if (uleb(&p, h.end, &v) != 0 || v == 0 || v > (uint64_t)(h.end - p))
+                goto bad;
+            const unsigned char *next = p + v;
+            if (*p == 1) { /* end_sequence */
+                if (rows) {
+                    if (grow((void **)r, *n, cap, sizeof **r) != 0) {
+                        *oom = 1;
+                        goto bad;
+                    }
+                    (*r)[*n] = (struct rawseq){lo, addr, set ? fhi : addr, *n};
+                    ++*n;
+                }
+                addr = 0;
+                rows = set = 0;
+            } else if (*p == 2 && (v == 5 || v == 9)) {
+                addr = get_le(p + 1, (int)v - 1);
+            }
+            p = next;
+        } else if (op == 1) {
+            row = 1;
+        } else if (op == 2) {
+            if (uleb(&p, h.end, &v) != 0)
+                goto bad;
+            addr += v * h.min_inst;
+        } else if (op == 4) {
+            if (uleb(&p, h.end, &v) != 0)
+                goto bad;
+            if (!set) {
+                set = 1;
+                fhi = addr;
+            }
+        } else if (op == 8) {
+            addr += (uint64_t)((255 - h.opcode_base) / h.line_range) * h.min_inst;
+        } else if (op == 9) {
+            if (h.end - p < 2)
+                goto bad;
+            addr += get_le(p, 2);
+            p += 2;
+        } else {
+            for (unsigned k = 0; k < h.std_len[op - 1]; k++)
+                if (uleb(&p, h.end, &v) != 0)
+                    goto bad;
+        }
+        if (row && !rows++)
+            lo = addr;
+    }
+    if (h.version < 5) /* the quirk is DWARF 5's alone */
+        for (size_t i = n0; i < *n; i++)
+            (*r)[i].fileless_hi = (*r)[i].lo;
+    return 0;
+bad:
+    *n = n0;
+    return -1;
+}
+
+static int rawseq_cmp(const void *pa, const void *pb)
+{
+    const struct rawseq *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* One row of libdw's, or 0 when it is an end of sequence; -1 when unreadable. */
+static int get_row(Dwarf_Lines *lines, size_t i, size_t nfiles, uint32_t base,
+                   struct dwi_row *row)
+{
+    Dwarf_Line *l = dwarf_onesrcline(lines, i);
+    Dwarf_Addr addr;
+    bool end;
+    int lineno;
+    Dwarf_Files *lf;
+    size_t idx;
+    if (!l || dwarf_lineaddr(l, &addr) != 0 || dwarf_lineendsequence(l, &end) != 0 ||
+        dwarf_lineno(l, &lineno) != 0)
+        return -1;
+    if (end)
+        return 0;
+    if (dwarf_line_file(l, &lf, &idx) != 0 || idx >= nfiles)
+        row->file = DWI_NO_FILE;
+    else
+        row->file = base + (uint32_t)idx;
+    row->addr = addr;
+    row->line = (uint32_t)lineno;
+    return 1;
+}
+
+/* Adds ROW to the sequence being built (the last row at an address counts). */
+static int seq_add(struct loader *L, struct seq *cur, const struct dwi_row *row)
+{
+    if (cur->n > 0 && L->tmp[L->ntmp - 1].addr == row->addr) {
+        L->tmp[L->ntmp - 1] = *row;
+        return 0;
+    }
+    if (grow((void **)&L->tmp, L->ntmp, &L->tmpcap, sizeof *L->tmp) != 0)
+        return -1;
+    L->tmp[L->ntmp++] = *row;
+    cur->n++;
+    return 0;
+}
+
+static struct seq *seq_new(struct loader *L, uint64_t lo)
+{
+    if (grow((void **)&L->seqs, L->nseqs, &L->seqcap, sizeof *L->seqs) != 0)
+        return NULL;
+    struct seq *q = &L->seqs[L->nseqs];
+    *q = (struct seq){lo, lo, L->ntmp, 0, L->nseqs};
+    return q;
+}
+
+/* libdw's rows (sorted by address) laid into the scanned sequences RS. */
+static int rows_by_scan(struct loader *L, Dwarf_Lines *lines, size_t n, size_t nfiles,
+                        uint32_t base, const struct rawseq *rs, size_t nrs)
+{
+    for (size_t s = 0; s < nrs; s++) {
+        size_t lo = 0, hi = n; /* the first row at or above the sequence's start */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            Dwarf_Addr a;
+            if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a) != 0)
+                return 1;
+            if (a < rs[s].lo)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        struct seq *cur = seq_new(L, rs[s].lo);
+        if (!cur)
+            return -1;
+        cur->hi = rs[s].hi;
+        for (size_t i = lo; i < n; i++) {
+            struct dwi_row row;
+            int r = get_row(lines, i, nfiles, base, &row);
+            if (r < 0)
+                return 1;
+            if (r == 0)
+                continue;
+            if (row.addr >= rs[s].hi)
+                break;
+            if (row.addr < rs[s].fileless_hi && row.file == base + 1)
+                row.file = base; /* binutils' file register starts at 0 */
+            if (seq_add(L, cur, &row) != 0)
+                return -1;
+        }
+        if (cur->n > 0)
+            L->nseqs++;
+        else
+            L->ntmp = cur->first;
+    }
+    return 0;
+}
+
+/* Without a scan: sequences as the sorted rows suggest (an end row closes one). */
+static int rows_by_order(struct loader *L, Dwarf_Lines *lines, size_t n, size_t nfiles,
+                         uint32_t base)
+{
+    struct seq *cur = NULL;
+    for (size_t i = 0; i < n; i++) {
+        struct dwi_row row;
+        int r = get_row(lines, i, nfiles, base, &row);
+        if (r < 0)
+            return 1;
+        if (r == 0) {
+            if (cur) {
+                Dwarf_Addr a;
+                dwarf_lineaddr(dwarf_onesrcline(lines, i), &a);
+                cur->hi = a;
+                if (cur->n > 0)
+                    L->nseqs++;
+                else
+                    L->ntmp = cur->first;
+            }
+            cur = NULL;
+            continue;
+        }
+        if (!cur && !(cur = seq_new(L, row.addr)))
+            return -1;
+        if (seq_add(L, cur, &row) != 0)
+            return -1;
+    }
+    if (cur) /* a sequence without its end: dropped */
+        L->ntmp = cur->first;
+    return 0;
+}
+
 /* Reads one unit's line table into sequences.  0, 1 when unreadable, -1. */
 static int read_lines(struct loader *L, Dwarf_Die *cu)
 {
@@ -180,47 +470,21 @@ static int read_lines(struct loader *L, Dwarf_Die *cu)
     uint32_t base = (uint32_t)L->d->nfiles;
     if (add_files(L, files, nfiles) != 0)
         return -1;
-    struct seq *cur = NULL;
-    for (size_t i = 0; i < n; i++) {
-        Dwarf_Line *l = dwarf_onesrcline(lines, i);
-        Dwarf_Addr addr;
-        bool end;
-        int lineno;
-        Dwarf_Files *lf;
-        size_t idx;
-        if (!l || dwarf_lineaddr(l, &addr) != 0 || dwarf_lineendsequence(l, &end) != 0 ||
-            dwarf_lineno(l, &lineno) != 0)
-            return 1;
-        if (dwarf_line_file(l, &lf, &idx) != 0 || idx >= nfiles)
-            idx = DWI_NO_FILE - base;
-        if (!cur) {
-            if (grow((void **)&L->seqs, L->nseqs, &L->seqcap, sizeof *L->seqs) != 0)
-                return -1;
-            cur = &L->seqs[L->nseqs];
-            *cur = (struct seq){addr, addr, L->ntmp, 0, L->nseqs};
-        }
-        if (end) {
-            cur->hi = addr;
-            if (cur->n > 0)
-                L->nseqs++;
-            else
-                L->ntmp = cur->first;
-            cur = NULL;
-            continue;
-        }
-        if (cur->n > 0 && L->tmp[L->ntmp - 1].addr == addr) {
-            L->tmp[L->ntmp - 1].file = base + (uint32_t)idx; /* the last row at an address counts */
-            L->tmp[L->ntmp - 1].line = (uint32_t)lineno;
-            continue;
-        }
-        if (grow((void **)&L->tmp, L->ntmp, &L->tmpcap, sizeof *L->tmp) != 0)
-            return -1;
-        L->tmp[L->ntmp++] = (struct dwi_row){addr, base + (uint32_t)idx, (uint32_t)lineno};
-        cur->n++;
+    struct rawseq *rs = NULL;
+    size_t nrs = 0, rscap = 0;
+    int oom = 0, scanned = 0;
+    Dwarf_Attribute at;
+    Dwarf_Word stmt;
+    if (L->line_sec && dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &at), &stmt) == 0)
+        scanned = scan_program(L->line_sec, L->line_size, stmt, &rs, &nrs, &rscap, &oom) == 0;
+    int rc = -1;
+    if (!oom) {
+        qsort(rs, nrs, sizeof *rs, rawseq_cmp);
+        rc = scanned ? rows_by_scan(L, lines, n, nfiles, base, rs, nrs)
+                     : rows_by_order(L, lines, n, nfiles, base);
     }
-    if (cur) /* a sequence without its end: dropped */
-        L->ntmp = cur->first;
-    return 0;
+    free(rs);
+    return rc;
 }
 
 static int seq_cmp(const void *pa, const void *pb)
@@ -390,6 +654,28 @@ static int func_cmp(const void *pa, const void *pb)
 
 /* ---- loading ---- */
 
+/* .debug_line's bytes (libdw has decompressed them in place). */
+static void find_line_section(Dwarf *dw, struct loader *L)
+{
+    Elf *elf = dwarf_getelf(dw);
+    size_t shstrndx;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        const char *name;
+        if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+            strcmp(name, ".debug_line") != 0 || (sh.sh_flags & SHF_COMPRESSED))
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (data && data->d_buf) {
+            L->line_sec = data->d_buf;
+            L->line_size = data->d_size;
+        }
+        return;
+    }
+}
+
 static int read_units(struct loader *L, Dwarf *dw, unsigned flags)
 {
     Dwarf_Off off = 0, next;
@@ -439,6 +725,7 @@ int dwi_load(struct dwi *d, Elf *elf, const char *path, unsigned flags, char *ms
         return 1;
     }
     struct loader L = {.d = d};
+    find_line_section(dw, &L);
     int rc = read_units(&L, dw, flags);
     if (rc >= 0 && flatten(&L) != 0)
         rc = -1;

@@ -601,6 +601,11 @@ static int add_func(struct loader *L, Dwarf_Die *die, int plain, uint32_t order)
     }
     if (!name)
         return 0;
+    /* binutils 2.40 cannot read a range list given by index
+     * (DW_FORM_rnglistx, clang's DWARF 5): gprof never finds such a
+     * function, so it is left out here too */
+    if (dwarf_attr(die, DW_AT_ranges, &a) && dwarf_whatform(&a) == DW_FORM_rnglistx)
+        return 0;
     long off = -1;
     Dwarf_Addr base, start, end;
     ptrdiff_t it = 0;

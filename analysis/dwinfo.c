@@ -97,16 +97,20 @@ static int open_debug(struct debugfile *df, const char *path, int check_crc, uin
     return 0;
 }
 
-/* Finds ELF's separate debug file as gdb and perf do; its path goes to
- * *FOUND (malloc'd).  0, or -1 when there is none. */
+/* Finds ELF's separate debug file as gdb and perf do (under
+ * $CGPROF_DEBUG_DIR instead of /usr/lib/debug when that is set); its path
+ * goes to *FOUND (malloc'd).  0, or -1 when there is none. */
 static int find_debug(Elf *elf, const char *path, struct debugfile *df, char **found)
 {
     char buf[4096];
+    const char *dbg = getenv("CGPROF_DEBUG_DIR");
+    if (!dbg || !dbg[0])
+        dbg = DEBUG_DIR;
     const void *id;
     ssize_t idlen = dwelf_elf_gnu_build_id(elf, &id);
     if (idlen >= 2) {
         const unsigned char *b = id;
-        size_t n = (size_t)snprintf(buf, sizeof buf, "%s/.build-id/%02x/", DEBUG_DIR, b[0]);
+        size_t n = (size_t)snprintf(buf, sizeof buf, "%s/.build-id/%02x/", dbg, b[0]);
         for (ssize_t i = 1; i < idlen && n + 8 < sizeof buf; i++)
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%02x", b[i]);
         snprintf(buf + n, sizeof buf - n, ".debug");
@@ -126,9 +130,11 @@ static int find_debug(Elf *elf, const char *path, struct debugfile *df, char **f
     char absdir[2048];
     if (!realpath(dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", dir);
-    const char *fmts[] = {"%s/%s", "%s/.debug/%s", DEBUG_DIR "%s/%s"};
     for (size_t i = 0; i < 3; i++) {
-        snprintf(buf, sizeof buf, fmts[i], i == 2 ? absdir : dir, link);
+        if (i < 2)
+            snprintf(buf, sizeof buf, i ? "%s/.debug/%s" : "%s/%s", dir, link);
+        else
+            snprintf(buf, sizeof buf, "%s%s/%s", dbg, absdir, link);
         if (strcmp(buf, path) != 0 && open_debug(df, buf, 1, crc) == 0)
             return (*found = strdup(buf)) ? 0 : -1;
     }
@@ -741,10 +747,10 @@ int dwi_load(struct dwi *d, Elf *elf, const char *path, unsigned flags, char *ms
     }
     const char *from = d->debug_path ? d->debug_path : path;
     if (rc == 1 || (rc == 0 && L.bad_units)) {
+        rc = 2;
         snprintf(msg, msgsz, "%s: debugging information unreadable (%d unit%s, the first at offset 0x%llx: %s)",
                  from, L.bad_units, L.bad_units == 1 ? "" : "s", (unsigned long long)L.first_bad,
                  dwarf_errmsg(-1));
-        rc = 1;
     } else if (rc < 0) {
         snprintf(msg, msgsz, "%s: out of memory reading debugging information", from);
     }

@@ -43,9 +43,9 @@ struct dwi {
 /* Reads the DWARF of ELF (the file at PATH) or, when it has none, of its
  * separate debug file (build-id under /usr/lib/debug/.build-id, else
  * .gnu_debuglink next to PATH, in its .debug/ or under /usr/lib/debug).
- * Returns 0 when every unit was read, 1 when there was no debug
- * information or part of it could not be read (MSG says what, naming the
- * file; D holds what could be read), -1 when out of memory. */
+ * Returns 0 when every unit was read, 1 when there is no debug
+ * information, 2 when some or all of it could not be read (MSG says what,
+ * naming the file; D holds what could be read), -1 when out of memory. */
 int dwi_load(struct dwi *d, Elf *elf, const char *path, unsigned flags, char *msg, size_t msgsz);
 void dwi_free(struct dwi *d);
 

@@ -443,7 +443,7 @@ int lines_symtab(struct symtab *out, const struct symtab *funcs, const char *pat
         return -1;
     }
     if (t.rc > 0)
-        return 1;
+        return t.rc;
     if (nrows == 0) {
         snprintf(msg, msgsz, "%s: no line information", path);
         return 1;

@@ -9,9 +9,9 @@
  * run of .text whose line, file and function (inlined ones included)
  * stay the same, named for that function.  Every symbol with line
  * information has its full source path in `file` and its line in `line`.
- * Returns 0; 1 when PATH has no (readable) line information, with the
- * reason in MSG (OUT then holds FUNCS' symbols alone); -1 with a
- * message in MSG. */
+ * Returns 0; 1 when PATH has no line information, 2 when some or all of
+ * it could not be read, with the reason in MSG (OUT then holds what could
+ * be read, at least FUNCS' symbols); -1 with a message in MSG. */
 int lines_symtab(struct symtab *out, const struct symtab *funcs, const char *path, char *msg,
                  size_t msgsz);
 

@@ -240,7 +240,7 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
         return -1;
     }
     t->debug = dw.nrows > 0 ? (drc ? 2 : 1) : 0;
-    if (drc > 0 && dw.nrows > 0)
+    if (drc == 2)
         t->note = strdup(note);
     struct cand *c = NULL;
     size_t n = scn ? collect(elf, scn, dw.nrows ? &dw : NULL, flags, &c) : 0;

@@ -599,7 +599,7 @@ static int run(struct report_args *a)
             symtab_free(&st);
             return 1;
         }
-        if (lrc > 0 && !st.note)
+        if (lrc == 1) /* (2: the warning above said it) */
             fprintf(stderr, "cgprof report: note: %s; functions are shown without lines\n", err);
         a->text.line_syms = &lst;
     }

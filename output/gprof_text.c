@@ -476,8 +476,8 @@ static int skip_entry(const struct pr *p, const struct cg_node *n)
     if (!n->print_flag)
         return 1;
     size_t i = (size_t)(n - p->g->nodes);
-    if (p->o->line_syms && i < p->o->line_syms->n && !p->o->line_syms->syms[i].is_func)
-        return 1; /* -l: entries only for functions */
+    if (p->o->line_syms && (i >= p->o->line_syms->n || !p->o->line_syms->syms[i].is_func))
+        return 1; /* -l: entries only for functions (not for lines, nor cycles) */
     return !p->o->show_zeros && n->ncalls == 0 && n->self_calls == 0 && n->prop_self == 0 &&
            n->prop_child == 0;
 }

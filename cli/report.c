@@ -495,7 +495,7 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
             return 1;
         }
     }
-    if (a->static_calls && find_static_calls(a, st, gd, &o) != 0)
+    if (a->static_calls && !a->lines && find_static_calls(a, st, gd, &o) != 0)
         return 1;
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);

@@ -1,0 +1,101 @@
+#!/bin/sh
+# t0260: source lines from DWARF.  For programs built with -g (C and C++,
+# -O0 and -O2 with inlining, gcc and clang, DWARF 4 and 5, compressed
+# sections), cgprof report prints what GNU gprof 2.40 prints, byte for
+# byte: the source file of each static function in the index, and the
+# line-by-line tables of -l.  Debug information in a separate file (by
+# .gnu_debuglink or build-id) is found; a stripped program and a corrupt
+# .debug_line give the report without lines and one line on stderr.
+. "$(dirname "$0")/lib.sh"
+
+cd "$WORK" || exit 1
+build() { # NAME COMPILER FLAGS... SOURCE
+    name=$1 cc=$2
+    shift 2
+    $cc -pg "$@" -o "$name" 2>"$name.cc.log" || { cat "$name.cc.log"; return 1; }
+    rm -f gmon.out && ./"$name" >/dev/null && mv gmon.out "$name.glibc.gmon" &&
+    LD_PRELOAD=$LIBSO ./"$name" >/dev/null && mv gmon.out "$name.cgprof.gmon"
+}
+build cycles0 gcc -O0 -g "$PROGS/cycles.c" &&
+build cycles2 gcc -O2 -g "$PROGS/cycles.c" &&
+build calls2 gcc -O2 -g "$PROGS/calls.c" &&
+build cxx0 g++ -O0 -g "$PROGS/cxx.cc" &&
+build cxx2 g++ -O2 -g "$PROGS/cxx.cc" &&
+build cycles2dw4 gcc -O2 -gdwarf-4 "$PROGS/cycles.c" &&
+build cxx2z g++ -O2 -g -gz "$PROGS/cxx.cc" || exit 1
+progs="cycles0 cycles2 calls2 cxx0 cxx2 cycles2dw4 cxx2z"
+if command -v clang++ >/dev/null && build cxx2clang clang++ -O2 -g "$PROGS/cxx.cc"; then
+    progs="$progs cxx2clang"
+else
+    test_skip "clang++ -O2 -g program" "no clang++"
+fi
+
+# same OPTS PROG GMON: cgprof report prints what gprof prints.
+same() {
+    gprof $1 "$2" "$3" >want 2>/dev/null && $CGPROF report $1 "$2" "$3" >got 2>err &&
+        diff -u want got
+}
+
+for prog in $progs; do
+    for rt in glibc cgprof; do
+        for opts in "-b" "-b -l" "-b -l -p" "-b -l -q" "-b -l -z"; do
+            test_expect "$prog ($rt runtime), $opts: identical to gprof" "
+                same '$opts' $prog $prog.$rt.gmon
+            "
+        done
+    done
+done
+
+for opts in "-b -l -a" "-b -l -T" "-b -l -E burn" "-b -l -f ring_a" "-b -l -N burn" \
+    "-b -l -k ring_a/ring_b" "-b -l -pring_a" "-b -l -c" "-b -l -w 60"; do
+    test_expect "cycles2, $opts: identical to gprof" "
+        same '$opts' cycles2 cycles2.glibc.gmon
+    "
+done
+
+# Independent of gprof: the static ring_b of cycles.c is named with its
+# file, and -l puts its first line (its opening brace, in cycles.c) beside it.
+line=$(awk '/^static.*ring_b\(/ { f = 1 } f && /^{/ { print NR; exit }' "$PROGS/cycles.c")
+test_expect "static functions named with their file; -l names ring_b's line ($line)" "
+    $CGPROF report -b -q cycles0 cycles0.glibc.gmon | grep -q ' ring_b (cycles.c) ' &&
+    $CGPROF report -b -l -q cycles0 cycles0.glibc.gmon | grep -q 'ring_b (cycles.c:$line @ '
+"
+
+test_expect "debug information by .gnu_debuglink: the same report" "
+    cp cycles2 linked && objcopy --only-keep-debug linked linked.debug && strip -g linked &&
+    objcopy --add-gnu-debuglink=linked.debug linked &&
+    same '-b -l' linked cycles2.glibc.gmon && cmp want got &&
+    gprof -b -l cycles2 cycles2.glibc.gmon | cmp - got && test ! -s err
+"
+
+test_expect "debug information by build-id (CGPROF_DEBUG_DIR): the report of the unstripped program" "
+    cp cycles2 byid && objcopy --only-keep-debug byid byid.debug && strip -g byid &&
+    id=\$(readelf -n byid | awk '/Build ID/ { print \$3 }') && test -n \"\$id\" &&
+    mkdir -p dbg/.build-id/\$(echo \$id | cut -c1-2) &&
+    mv byid.debug dbg/.build-id/\$(echo \$id | cut -c1-2)/\$(echo \$id | cut -c3-).debug &&
+    gprof -b -l cycles2 cycles2.glibc.gmon >want &&
+    CGPROF_DEBUG_DIR=\$PWD/dbg $CGPROF report -b -l byid cycles2.glibc.gmon >got &&
+    diff -u want got
+"
+
+test_expect "a stripped program: the report without lines, as gprof's, and one note" "
+    cp cycles2 stripped && strip -g stripped &&
+    same '-b -l' stripped cycles2.glibc.gmon && ! grep -q 'cycles.c' got &&
+    test \$(wc -l <err) -eq 1 && grep -q 'no debugging information' err
+"
+
+# corrupt FILL: cycles2 with its .debug_line overwritten from offset 4 by
+# the bytes FILL prints (the unit length stays).
+corrupt() {
+    cp cycles2 bad &&
+    set -- $(readelf -S -W bad | awk '$2 == ".debug_line" { print $5, $6 }') &&
+    off=$(printf %d 0x$1) size=$(printf %d 0x$2) &&
+    $FILL | head -c $((size - 4)) | dd of=bad bs=1 seek=$((off + 4)) conv=notrunc 2>/dev/null
+}
+for FILL in "cat /dev/zero" "yes 0123456789abcdef" "printf \\377\\377"; do
+    test_expect "corrupt .debug_line ($FILL): the report goes on, as gprof's, one warning" "
+        corrupt && same '-b -l' bad cycles2.glibc.gmon && same '-b' bad cycles2.glibc.gmon &&
+        test \$(wc -l <err) -eq 1 && grep -q 'bad: debugging information unreadable' err
+    "
+done
+test_done

@@ -29,7 +29,7 @@ help:
 	@echo "make bench      overhead and speed, side by side with glibc/gprof"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make deps       install the Debian packages the build and tests need"
-	@echo "make fuzz       build the reader fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata (clang)"
+	@echo "make fuzz       build the reader fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata, fuzz_dwinfo (clang)"
 
 deps:
 	sh scripts/deps.sh
@@ -78,7 +78,7 @@ install: all
 # (see tests/t0240-fuzz.sh).
 FUZZ_CC ?= clang
 FUZZ_SRC := tests/fuzz/fuzz_gmon.c analysis/gmon.c analysis/gmon_write.c
-fuzz: $(BUILD)/fuzz_gmon $(BUILD)/fuzz_cgdata
+fuzz: $(BUILD)/fuzz_gmon $(BUILD)/fuzz_cgdata $(BUILD)/fuzz_dwinfo
 $(BUILD)/fuzz_gmon: $(FUZZ_SRC) analysis/gmon.h Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
@@ -88,6 +88,11 @@ $(BUILD)/fuzz_cgdata: tests/fuzz/fuzz_cgdata.c analysis/cgdata.c analysis/cgdata
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    tests/fuzz/fuzz_cgdata.c analysis/cgdata.c -o $@
+$(BUILD)/fuzz_dwinfo: tests/fuzz/fuzz_dwinfo.c analysis/dwinfo.c analysis/dwinfo.h Makefile
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    tests/fuzz/fuzz_dwinfo.c analysis/dwinfo.c -ldw -lelf -o $@
 
 clean:
 	rm -rf $(BUILD)

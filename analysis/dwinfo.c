@@ -485,7 +485,8 @@ static int read_lines(struct loader *L, Dwarf_Die *cu)
         scanned = scan_program(L->line_sec, L->line_size, stmt, &rs, &nrs, &rscap, &oom) == 0;
     int rc = -1;
     if (!oom) {
-        qsort(rs, nrs, sizeof *rs, rawseq_cmp);
+        if (nrs > 1)
+            qsort(rs, nrs, sizeof *rs, rawseq_cmp);
         rc = scanned ? rows_by_scan(L, lines, n, nfiles, base, rs, nrs)
                      : rows_by_order(L, lines, n, nfiles, base);
     }
@@ -522,7 +523,8 @@ static int flatten(struct loader *L)
 {
     struct dwi *d = L->d;
     size_t cap = 0;
-    qsort(L->seqs, L->nseqs, sizeof *L->seqs, seq_cmp);
+    if (L->nseqs > 1)
+        qsort(L->seqs, L->nseqs, sizeof *L->seqs, seq_cmp);
     uint64_t last_hi = 0;
     int any = 0;
     for (size_t s = 0; s < L->nseqs; s++) {
@@ -743,7 +745,8 @@ int dwi_load(struct dwi *d, Elf *elf, const char *path, unsigned flags, char *ms
     if (rc >= 0 && (flags & DWI_FUNCS)) {
         for (size_t i = 0; i < d->nfuncs; i++)
             d->funcs[i].name = d->names + (intptr_t)d->funcs[i].name;
-        qsort(d->funcs, d->nfuncs, sizeof *d->funcs, func_cmp);
+        if (d->nfuncs > 1)
+            qsort(d->funcs, d->nfuncs, sizeof *d->funcs, func_cmp);
     }
     const char *from = d->debug_path ? d->debug_path : path;
     if (rc == 1 || (rc == 0 && L.bad_units)) {

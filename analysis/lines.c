@@ -89,7 +89,8 @@ static int read_esyms(struct text_ctx *t, Elf *elf, Elf_Scn *scn, size_t text)
         t->esyms[t->nesyms++] =
             (struct esym){sym.st_value, sym.st_size ? sym.st_size : 1, i, off};
     }
-    qsort(t->esyms, t->nesyms, sizeof *t->esyms, esym_cmp);
+    if (t->nesyms > 1)
+        qsort(t->esyms, t->nesyms, sizeof *t->esyms, esym_cmp);
     return 0;
 }
 
@@ -265,7 +266,8 @@ static uint64_t *boundaries(const struct dwi *dw, const struct text_ctx *t, uint
         ADD(t->esyms[i].addr + t->esyms[i].size);
     }
 #undef ADD
-    qsort(b, k, sizeof *b, cmp_u64);
+    if (k > 1)
+        qsort(b, k, sizeof *b, cmp_u64);
     size_t m = 0;
     for (size_t i = 0; i < k; i++)
         if (m == 0 || b[i] != b[m - 1])
@@ -384,7 +386,8 @@ static int finish(struct symtab *out, struct builder *b, uint64_t text_end)
         intptr_t fo = (intptr_t)b->v[i].s.file;
         b->v[i].s.file = fo < 0 ? NULL : b->arena + fo;
     }
-    qsort(b->v, b->n, sizeof *b->v, lsym_cmp);
+    if (b->n > 1)
+        qsort(b->v, b->n, sizeof *b->v, lsym_cmp);
     out->syms = malloc((b->n ? b->n : 1) * sizeof *out->syms);
     if (!out->syms)
         return -1;

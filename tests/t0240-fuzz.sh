@@ -2,7 +2,9 @@
 # t0240: the profile readers under libFuzzer (ASan+UBSan) for a bounded
 # time: gmon.out (GNU, BSD) from tests/fuzz/corpus, cgprof profiles from
 # tests/fuzz/corpus-cgdata (made by `cgprof record -o` of tests/progs/calls
-# and /bin/true).  A crash, leak, timeout or RSS blow-up fails.
+# and /bin/true), and the DWARF reader on ELF files from
+# tests/fuzz/corpus-dwarf (make-corpus-dwarf.sh).  A crash, leak, timeout
+# or RSS blow-up fails.
 # FUZZ_TIME=seconds overrides the default 20.
 . "$(dirname "$0")/lib.sh"
 
@@ -35,5 +37,8 @@ test_expect "gmon.out readers, libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
 "
 test_expect "cgprof profile reader, libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
     fuzz cgdata $ROOT/tests/fuzz/corpus-cgdata
+"
+test_expect "DWARF reader (ELF files), libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+    fuzz dwinfo $ROOT/tests/fuzz/corpus-dwarf
 "
 test_done

@@ -37,6 +37,7 @@ static void report_usage(FILE *f)
           "  -e NAME / -E NAME               leave NAME out of the call graph / and its time\n"
           "  -f NAME / -F NAME               only NAME and its callees in the graph / and time\n"
           "  -k FROM/TO                      leave out the arcs from FROM to TO\n"
+          "  -l, --line                      line by line (a program built with -g)\n"
           "  -m N, --min-count=N             (line-level reports only)\n"
           "  -n NAME, --time=NAME            only NAME's time is propagated\n"
           "  -N NAME, --no-time=NAME         NAME's time is not propagated\n"
@@ -495,6 +496,7 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
             return 1;
         }
     }
+    /* gprof 2.40 adds no calls found in the text to a line-level graph */
     if (a->static_calls && !a->lines && find_static_calls(a, st, gd, &o) != 0)
         return 1;
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);

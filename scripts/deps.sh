@@ -2,7 +2,7 @@
 # deps.sh: installs the Debian packages that building and testing cgprof
 # need, asking apt only when one is missing.  Needs root for the install.
 set -e
-need="make gcc g++ libc6-dev libc6-dbg linux-perf clang binutils libelf-dev libdw-dev libcapstone-dev strace gawk libclang-rt-14-dev"
+need="make gcc g++ libc6-dev libc6-dbg linux-perf clang binutils libelf-dev libdw-dev libcapstone-dev strace gawk libclang-rt-14-dev tcl8.6"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -434,6 +434,7 @@ static int read_gnu(struct gmon_data *d, struct cursor *c)
     uint32_t version = get32(c, 4);
     if (version != 1 && version != 0)
         return fail(c, 4, "unsupported gmon.out version %u", version);
+    d->version = version;
     c->pos = HDR_SIZE;
     while (c->pos < c->size) {
         size_t at = c->pos;
@@ -441,9 +442,11 @@ static int read_gnu(struct gmon_data *d, struct cursor *c)
         int rc;
         switch (tag) {
         case TAG_HIST:
+            d->nhist_tags++;
             rc = read_hist(d, c);
             break;
         case TAG_ARC:
+            d->narc_tags++;
             rc = read_arc(d, c);
             break;
         case TAG_BB:
@@ -519,7 +522,10 @@ static int read_bsd(struct gmon_data *d, struct cursor *c)
     h.dimen_abbrev = 's';
     if (add_hist(d, c, 0, &h, c->buf + hdr) != 0)
         return -1;
+    d->version = 0;
+    d->nhist_tags++;
     for (c->pos = ncnt; c->pos < c->size;) {
+        d->narc_tags++;
         size_t at = c->pos;
         uint64_t from = take64(c);
         uint64_t self = take64(c);

@@ -42,6 +42,9 @@ struct gmon_data {
     uint64_t lost_calls;  /* calls the runtime could not record (arc 0 -> 0) */
     uint64_t nbb_records; /* basic-block entries seen (read and skipped) */
     uint64_t nbb_tags;    /* basic-block records seen, even empty ones */
+    uint64_t nhist_tags;  /* histogram records read (gprof -i counts them) */
+    uint64_t narc_tags;   /* call-graph records read */
+    uint32_t version;     /* version of the last file read (0 for BSD layouts) */
 };
 
 void gmon_init(struct gmon_data *d);

@@ -4,10 +4,10 @@
 # (configure and make need tclsh; tcl8.6 is in scripts/deps.sh).
 # apt-get source needs a deb-src entry; fetch-lua.sh makes one if missing.
 set -e
-dir=$1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$1"
+dir=$(cd "$1" && pwd)
 ls "$dir"/sqlite3-*/sqlite3.c "$dir"/sqlite3-*/test/speedtest1.c >/dev/null 2>&1 && exit 0
-mkdir -p "$dir"
 if ! grep -rqs '^deb-src\|^Types:.*deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     sh "$ROOT/bench/fetch-lua.sh" "$dir/../lua-src" >/dev/null # adds the deb-src entry
 fi

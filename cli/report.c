@@ -37,6 +37,7 @@ static void report_usage(FILE *f)
           "  -e NAME / -E NAME               leave NAME out of the call graph / and its time\n"
           "  -f NAME / -F NAME               only NAME and its callees in the graph / and time\n"
           "  -k FROM/TO                      leave out the arcs from FROM to TO\n"
+          "  -i, --file-info                 what each gmon.out holds\n"
           "  -l, --line                      line by line (a program built with -g)\n"
           "  -m N, --min-count=N             (line-level reports only)\n"
           "  -n NAME, --time=NAME            only NAME's time is propagated\n"
@@ -65,6 +66,7 @@ static void report_usage(FILE *f)
 #define STYLE_GRAPH 2u
 #define STYLE_SUM   4u
 #define STYLE_EXEC  8u
+#define STYLE_INFO  16u
 
 struct report_args {
     struct gprof_text_opts text;
@@ -259,10 +261,13 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'l':
         a->lines = 1;
         return 0;
+    case 'i':
+        a->style |= STYLE_INFO;
+        a->user |= STYLE_INFO;
+        return 0;
     case 'A':
     case 'C':
     case 'd':
-    case 'i':
     case 'I':
     case 'J':
     case 'L':
@@ -347,9 +352,12 @@ static int pick_inputs(struct report_args *a, int n, char **args)
         fprintf(stderr, "cgprof report: summing several cgprof profiles is not supported yet\n");
         return 2;
     }
-    if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM) || a->lines)) {
+    if (a->cgdata && (a->static_calls || (a->style & (STYLE_SUM | STYLE_INFO)) || a->lines)) {
         fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
-                a->static_calls ? "-c" : a->lines ? "-l" : "-s");
+                a->static_calls                ? "-c"
+                : a->lines                     ? "-l"
+                : (a->style & STYLE_INFO) != 0 ? "-i"
+                                               : "-s");
         return 2;
     }
     return 0;
@@ -431,14 +439,25 @@ static void choose_tables(struct report_args *a, int has_samples, int has_arcs)
     a->style = style;
 }
 
-static int load_profiles(const struct report_args *a, struct gmon_data *gd, char *err)
+/* Reads the gmon.out files; with -i, says what each holds as gprof does. */
+static int load_profiles(struct report_args *a, struct gmon_data *gd, char *err)
 {
     static char *default_gmon[] = {"gmon.out"};
     char **files = a->ngmons ? a->gmons : default_gmon;
     int n = a->ngmons ? a->ngmons : 1;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        uint64_t h = gd->nhist_tags, c = gd->narc_tags, b = gd->nbb_tags;
         if (gmon_read(gd, files[i], err, ERR_LEN) != 0)
             return -1;
+        if (!(a->style & STYLE_INFO))
+            continue;
+        h = gd->nhist_tags - h, c = gd->narc_tags - c, b = gd->nbb_tags - b;
+        printf("File `%s' (version %u) contains:\n", files[i], (unsigned)gd->version);
+        printf("\t%llu histogram record%s\n", (unsigned long long)h, h == 1 ? "" : "s");
+        printf("\t%llu call-graph record%s\n", (unsigned long long)c, c == 1 ? "" : "s");
+        printf("\t%llu basic-block count record%s\n", (unsigned long long)b, b == 1 ? "" : "s");
+        a->text.after_info = 1;
+    }
     return 0;
 }
 

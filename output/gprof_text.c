@@ -581,7 +581,7 @@ static void print_index(struct pr *p)
 
 void gprof_text_print(FILE *out, const struct callgraph *g, const struct gprof_text_opts *o)
 {
-    struct pr p = {out, g, o, 1, NULL, o->bsd ? 11 : 7};
+    struct pr p = {out, g, o, !o->after_info, NULL, o->bsd ? 11 : 7};
     if (((o->demangle && !o->bsd) || o->line_syms) && g->nsyms > 0) {
         p.shown = calloc(g->nsyms, sizeof *p.shown);
         for (size_t i = 0; p.shown && i < g->nsyms; i++) {

@@ -17,6 +17,7 @@ struct gprof_text_opts {
     /* gprof -l: the line-level symbols (lines.c) the model was built from;
      * names are shown with "(file:line @ address)" */
     const struct symtab *line_syms;
+    int after_info; /* something (-i) was printed before the tables */
 };
 
 /* NAME demangled as gprof shows it (libiberty's GNU v3 scheme, only for

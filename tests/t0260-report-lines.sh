@@ -5,7 +5,8 @@
 # byte: the source file of each static function in the index, and the
 # line-by-line tables of -l.  Debug information in a separate file (by
 # .gnu_debuglink or build-id) is found; a stripped program and a corrupt
-# .debug_line give the report without lines and one line on stderr.
+# .debug_line give the report without lines and one line on stderr.  -i
+# (what each gmon.out holds) is here too.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK" || exit 1
@@ -60,6 +61,14 @@ test_expect "static functions named with their file; -l names ring_b's line ($li
     $CGPROF report -b -q cycles0 cycles0.glibc.gmon | grep -q ' ring_b (cycles.c) ' &&
     $CGPROF report -b -l -q cycles0 cycles0.glibc.gmon | grep -q 'ring_b (cycles.c:$line @ '
 "
+
+for opts in "-i" "-i -b -p" "-b -i -l -q"; do
+    test_expect "$opts on two gmon.out files: identical to gprof" "
+        gprof $opts cycles2 cycles2.glibc.gmon cycles2.cgprof.gmon >want &&
+        $CGPROF report $opts cycles2 cycles2.glibc.gmon cycles2.cgprof.gmon >got &&
+        diff -u want got && grep -q '^File .cycles2.cgprof.gmon. (version 1) contains:' got
+    "
+done
 
 test_expect "debug information by .gnu_debuglink: the same report" "
     cp cycles2 linked && objcopy --only-keep-debug linked linked.debug && strip -g linked &&

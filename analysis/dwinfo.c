@@ -344,8 +344,7 @@ static int rawseq_cmp(const void *pa, const void *pb)
 }
 
 /* One row of libdw's, or 0 when it is an end of sequence; -1 when unreadable. */
-static int get_row(Dwarf_Lines *lines, size_t i, size_t nfiles, uint32_t base,
-                   struct dwi_row *row)
+static int get_row(Dwarf_Lines *lines, size_t i, size_t nfiles, uint32_t base, struct dwi_row *row)
 {
     Dwarf_Line *l = dwarf_onesrcline(lines, i);
     Dwarf_Addr addr;
@@ -625,8 +624,8 @@ static int add_func(struct loader *L, Dwarf_Die *die, int plain, uint32_t order)
         struct dwi *d = L->d;
         if (grow((void **)&d->funcs, d->nfuncs, &L->funccap, sizeof *d->funcs) != 0)
             return -1;
-        d->funcs[d->nfuncs++] = (struct dwi_func){start, end, (const char *)(intptr_t)off, order,
-                                                  linkage};
+        d->funcs[d->nfuncs++] =
+            (struct dwi_func){start, end, (const char *)(intptr_t)off, order, linkage};
     }
     return 0;
 }
@@ -751,7 +750,8 @@ int dwi_load(struct dwi *d, Elf *elf, const char *path, unsigned flags, char *ms
     const char *from = d->debug_path ? d->debug_path : path;
     if (rc == 1 || (rc == 0 && L.bad_units)) {
         rc = 2;
-        snprintf(msg, msgsz, "%s: debugging information unreadable (%d unit%s, the first at offset 0x%llx: %s)",
+        snprintf(msg, msgsz,
+                 "%s: debugging information unreadable (%d unit%s, the first at offset 0x%llx: %s)",
                  from, L.bad_units, L.bad_units == 1 ? "" : "s", (unsigned long long)L.first_bad,
                  dwarf_errmsg(-1));
     } else if (rc < 0) {

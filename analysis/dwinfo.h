@@ -34,7 +34,7 @@ struct dwi {
     size_t nfiles;
     struct dwi_func *funcs; /* sorted by lo (only with DWI_FUNCS) */
     size_t nfuncs;
-    char *names;    /* storage for the function names */
+    char *names;      /* storage for the function names */
     char *debug_path; /* the separate debug file read, or NULL */
 };
 

@@ -86,8 +86,7 @@ static int read_esyms(struct text_ctx *t, Elf *elf, Elf_Scn *scn, size_t text)
         long off = intern(t->b, name);
         if (off < 0)
             return -1;
-        t->esyms[t->nesyms++] =
-            (struct esym){sym.st_value, sym.st_size ? sym.st_size : 1, i, off};
+        t->esyms[t->nesyms++] = (struct esym){sym.st_value, sym.st_size ? sym.st_size : 1, i, off};
     }
     if (t->nesyms > 1)
         qsort(t->esyms, t->nesyms, sizeof *t->esyms, esym_cmp);
@@ -195,7 +194,8 @@ static const char *elf_func(struct sweep *w, uint64_t addr, uint64_t *at)
         if (lo == 0)
             return NULL;
         c = (long)lo - 1;
-        while (c > 0 && e[c - 1].addr == e[c].addr) /* the first: largest, then first in the table */
+        while (c > 0 &&
+               e[c - 1].addr == e[c].addr) /* the first: largest, then first in the table */
             c--;
         w->cached = c;
     }
@@ -317,6 +317,7 @@ static int line_syms(struct builder *b, struct dwi *dw, const struct symtab *fun
         l->s.file = (const char *)(intptr_t)fo;
         l->s.line = row->line;
         l->s.is_static = is_static;
+        l->s.order = (SIZE_MAX >> 1) + b->n; /* after every ELF symbol, in address order */
         prev = (long)(b->n - 1);
         prev_name = name;
         prev_file = row->file;
@@ -452,4 +453,43 @@ int lines_symtab(struct symtab *out, const struct symtab *funcs, const char *pat
         return 1;
     }
     return 0;
+}
+
+int lines_positions(struct symtab *out, const struct symtab *funcs, const char *path, char *msg,
+                    size_t msgsz)
+{
+    memset(out, 0, sizeof *out);
+    struct dwi dw;
+    struct builder b = {0};
+    struct text_ctx t = {0, 0, NULL, 0, &b, &dw, path, msg, msgsz, 0};
+    memset(&dw, 0, sizeof dw);
+    if (elffile_with(path, read_text, &t, msg, msgsz) != 0 || t.rc < 0) {
+        free(t.esyms);
+        free(b.arena);
+        dwi_free(&dw);
+        return -1;
+    }
+    free(t.esyms);
+    int rc = func_syms(&b, &dw, funcs);
+    out->syms = malloc((b.n ? b.n : 1) * sizeof *out->syms);
+    if (rc == 0 && out->syms) {
+        for (size_t i = 0; i < b.n; i++) {
+            out->syms[i] = b.v[i].s;
+            out->syms[i].name = b.arena + (intptr_t)b.v[i].s.name;
+            intptr_t fo = (intptr_t)b.v[i].s.file;
+            out->syms[i].file = fo < 0 ? NULL : b.arena + fo;
+        }
+        out->n = b.n;
+        out->strings = b.arena;
+        b.arena = NULL;
+    } else {
+        rc = -1;
+        snprintf(msg, msgsz, "%s: out of memory for source positions", path);
+    }
+    free(b.v);
+    free(b.arena);
+    dwi_free(&dw);
+    if (rc != 0)
+        symtab_free(out);
+    return rc;
 }

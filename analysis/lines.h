@@ -15,4 +15,9 @@
 int lines_symtab(struct symtab *out, const struct symtab *funcs, const char *path, char *msg,
                  size_t msgsz);
 
+/* FUNCS' symbols, one for one, each with the full path of its source
+ * file and its line (gprof -A without -l).  0, or -1 with a message. */
+int lines_positions(struct symtab *out, const struct symtab *funcs, const char *path, char *msg,
+                    size_t msgsz);
+
 #endif

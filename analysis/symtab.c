@@ -133,8 +133,11 @@ static size_t collect(Elf *elf, Elf_Scn *scn, const struct dwi *dw, unsigned fla
         int type = GELF_ST_TYPE(sym.st_info);
         if (!cls || (cls == 't' && (flags & SYMTAB_NO_STATIC)))
             continue;
-        c[n].s = (struct symtab_sym){
-            sym.st_value, 0, name, NULL, cls == 't', type == STT_FUNC || type == STT_GNU_IFUNC, 0, 0};
+        c[n].s = (struct symtab_sym){.addr = sym.st_value,
+                                     .name = name,
+                                     .is_static = cls == 't',
+                                     .is_func = type == STT_FUNC || type == STT_GNU_IFUNC,
+                                     .order = i};
         const struct dwi_row *row = cls == 't' && dw ? dwi_line(dw, sym.st_value) : NULL;
         if (row && row->line != 0)
             c[n].s.file = base_name(dw->files[row->file]);

@@ -16,6 +16,7 @@ struct symtab_sym {
     int is_func;      /* STT_FUNC or STT_GNU_IFUNC */
     int is_runtime;   /* libcgprof's own code (cgprof profiles): left out like mcount */
     unsigned line;    /* line-level tables (lines.c): the source line, file its full path */
+    size_t order;     /* position in the ELF symbol table (lines.c: after all of them) */
 };
 
 /* Symbols sorted by address, one per address (aliases collapsed). */

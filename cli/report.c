@@ -6,6 +6,7 @@
 #include "disasm.h"
 #include "gmon.h"
 #include "gprof_text.h"
+#include "annotate.h"
 #include "json.h"
 #include "lines.h"
 #include "modmap.h"
@@ -37,9 +38,12 @@ static void report_usage(FILE *f)
           "  -e NAME / -E NAME               leave NAME out of the call graph / and its time\n"
           "  -f NAME / -F NAME               only NAME and its callees in the graph / and time\n"
           "  -k FROM/TO                      leave out the arcs from FROM to TO\n"
+          "  -A, --annotated-source          the sources with each function's calls (-g)\n"
           "  -i, --file-info                 what each gmon.out holds\n"
+          "  -I DIRS                         where to look for sources (colon-separated)\n"
+          "  -J, --no-annotated-source       no annotated source\n"
           "  -l, --line                      line by line (a program built with -g)\n"
-          "  -m N, --min-count=N             (line-level reports only)\n"
+          "  -m N, --min-count=N             -A: fewer calls are shown as #####\n"
           "  -n NAME, --time=NAME            only NAME's time is propagated\n"
           "  -N NAME, --no-time=NAME         NAME's time is not propagated\n"
           "  -p[NAME], --flat-profile[=NAME] print the flat profile [of NAME only]\n"
@@ -48,7 +52,10 @@ static void report_usage(FILE *f)
           "  -Q[NAME], --no-graph[=NAME]     no call graph [leave NAME out of it]\n"
           "  -s, --sum                       write the summed profiles to gmon.sum\n"
           "  -T, --traditional               the traditional BSD layout\n"
+          "  -t N, --table-length=N          -A: lines in the Top N Lines table (default 10)\n"
           "  -w N, --width=N                 index width (default 80)\n"
+          "  -x, --all-lines                 -A: a count on every executed line\n"
+          "  -y, --separate-files            -A: write FILE-ann files instead\n"
           "  -z, --display-unused-functions  include functions never called nor sampled\n"
           "  -Z, --no-exec-counts            no execution counts\n"
           "  --demangle[=STYLE], --no-demangle  C++ names demangled (default) or not\n"
@@ -67,6 +74,7 @@ static void report_usage(FILE *f)
 #define STYLE_SUM   4u
 #define STYLE_EXEC  8u
 #define STYLE_INFO  16u
+#define STYLE_ANNO  32u
 
 struct report_args {
     struct gprof_text_opts text;
@@ -80,10 +88,12 @@ struct report_args {
     const char *prog;
     char **gmons;
     int ngmons;
-    int json;    /* --json */
-    int threads; /* --threads */
-    int cgdata;  /* the profile is in cgprof's format */
-    int lines;   /* -l: line by line */
+    int json;                  /* --json */
+    int threads;               /* --threads */
+    int cgdata;                /* the profile is in cgprof's format */
+    int lines;                 /* -l: line by line */
+    struct annotate_opts anno; /* -A and its options */
+    char *dirs[64];            /* -I */
 };
 
 #define OPT_DEMANGLE    256
@@ -182,6 +192,8 @@ static int demangle_style(struct report_args *a, const char *style)
     return 2;
 }
 
+static int add_dirs(struct report_args *a, char *arg);
+
 /* One option; returns 0 to go on, -1 to exit 0 (help), 2 on a usage error. */
 static int one_opt(struct report_args *a, int c, char *arg, char **argv)
 {
@@ -211,7 +223,10 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'k':
         return add_arc_spec(a, arg);
     case 'm':
-        return parse_number(c, arg, &ignored); /* counts only line-level output uses */
+        if (parse_number(c, arg, &ignored) != 0)
+            return 2;
+        a->anno.min_calls = ignored > 0 ? (unsigned long)ignored : 0;
+        return 0;
     case 'n':
         return add_spec(a, c, arg, CG_INCL_TIME);
     case 'N':
@@ -266,19 +281,35 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
         a->user |= STYLE_INFO;
         return 0;
     case 'A':
+    case 'J':
+        if (arg) {
+            fprintf(stderr, "cgprof report: -%c NAME: not yet supported\n", c);
+            return 2;
+        }
+        if (c == 'A')
+            a->style |= STYLE_ANNO;
+        else
+            a->style &= ~STYLE_ANNO;
+        a->user |= STYLE_ANNO;
+        return 0;
+    case 'x':
+        a->anno.all_lines = 1;
+        return 0;
+    case 'y':
+        a->anno.to_files = 1;
+        return 0;
+    case 't':
+        return parse_number(c, arg, &a->anno.table_len);
+    case 'I':
+        return add_dirs(a, arg);
     case 'C':
     case 'd':
-    case 'I':
-    case 'J':
     case 'L':
     case 'O':
     case 'r':
     case 'R':
     case 'S':
-    case 't':
     case 'v':
-    case 'x':
-    case 'y':
         fprintf(stderr, "cgprof report: -%c: not yet supported\n", c);
         return 2;
     default:
@@ -292,6 +323,20 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
                     argv[optind - 1]);
         return 2;
     }
+}
+
+/* -I DIRS: a colon-separated list of directories searched for sources. */
+static int add_dirs(struct report_args *a, char *arg)
+{
+    for (char *d = strtok(arg, ":"); d; d = strtok(NULL, ":")) {
+        if (a->anno.ndirs == sizeof a->dirs / sizeof a->dirs[0]) {
+            fprintf(stderr, "cgprof report: too many -I directories\n");
+            return 2;
+        }
+        a->dirs[a->anno.ndirs++] = d;
+    }
+    a->anno.dirs = a->dirs;
+    return 0;
 }
 
 /* 1 if PATH is a cgprof profile (by its first bytes, not its name).  Only
@@ -352,11 +397,13 @@ static int pick_inputs(struct report_args *a, int n, char **args)
         fprintf(stderr, "cgprof report: summing several cgprof profiles is not supported yet\n");
         return 2;
     }
-    if (a->cgdata && (a->static_calls || (a->style & (STYLE_SUM | STYLE_INFO)) || a->lines)) {
+    if (a->cgdata &&
+        (a->static_calls || (a->style & (STYLE_SUM | STYLE_INFO | STYLE_ANNO)) || a->lines)) {
         fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
                 a->static_calls                ? "-c"
                 : a->lines                     ? "-l"
                 : (a->style & STYLE_INFO) != 0 ? "-i"
+                : (a->style & STYLE_ANNO) != 0 ? "-A"
                                                : "-s");
         return 2;
     }
@@ -411,6 +458,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
     optind = 1;
     opterr = 0;
     a->text.demangle = 1;
+    a->anno.min_calls = 1;
+    a->anno.table_len = 10;
     while ((c = getopt_long(argc, argv,
                             "+aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:"
                             "Tvw:xyzZ::",
@@ -494,6 +543,37 @@ static void print_threads(const struct cgdata *d, double rate)
     printf("\n");
 }
 
+/* -A: the sources annotated with the calls of each function (or, with
+ * -l, each line symbol).  0, or 1 after a message. */
+static int print_annotated(struct report_args *a, const struct symtab *st,
+                           const struct callgraph *g)
+{
+    char err[ERR_LEN];
+    struct symtab own;
+    const struct symtab *pos = st;
+    memset(&own, 0, sizeof own);
+    if (!a->lines) { /* function symbols: their positions are looked up here */
+        if (lines_positions(&own, st, a->prog, err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            return 1;
+        }
+        pos = &own;
+    }
+    uint64_t *calls = malloc((g->nsyms ? g->nsyms : 1) * sizeof *calls);
+    int rc = calls ? 0 : 1;
+    for (size_t i = 0; calls && i < g->nsyms; i++)
+        calls[i] = g->nodes[i].ncalls;
+    a->anno.printed_before = a->text.after_info || a->text.flat || a->text.graph;
+    a->anno.show_zeros = a->text.show_zeros;
+    if (rc == 0 && annotate_print(stdout, pos, calls, &a->anno, "cgprof report") != 0)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "cgprof report: out of memory annotating the sources\n");
+    free(calls);
+    symtab_free(&own);
+    return rc;
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
                              const char *prog, const struct cgdata *cd)
@@ -536,6 +616,8 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         if (a->threads && cd)
             print_threads(cd, g.rate > 0 ? g.rate : 1);
         gprof_text_print(stdout, &g, &a->text);
+        if ((a->style & STYLE_ANNO) && print_annotated(a, st, &g) != 0)
+            rc = 1;
     }
     cg_free(&g);
     rc = fflush(stdout) == 0 ? 0 : 1;

@@ -5,8 +5,8 @@
 # byte: the source file of each static function in the index, and the
 # line-by-line tables of -l.  Debug information in a separate file (by
 # .gnu_debuglink or build-id) is found; a stripped program and a corrupt
-# .debug_line give the report without lines and one line on stderr.  -i
-# (what each gmon.out holds) is here too.
+# .debug_line give the report without lines and one line on stderr.  -A
+# (annotated source) and -i (what each gmon.out holds) are here too.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK" || exit 1
@@ -60,6 +60,27 @@ line=$(awk '/^static.*ring_b\(/ { f = 1 } f && /^{/ { print NR; exit }' "$PROGS/
 test_expect "static functions named with their file; -l names ring_b's line ($line)" "
     $CGPROF report -b -q cycles0 cycles0.glibc.gmon | grep -q ' ring_b (cycles.c) ' &&
     $CGPROF report -b -l -q cycles0 cycles0.glibc.gmon | grep -q 'ring_b (cycles.c:$line @ '
+"
+
+# -A: annotated source, with -x, -l, -m, -t, and tables before it
+for prog in cycles0 cycles2 cxx0 cxx2 calls2; do
+    for opts in "-A" "-A -x" "-b -A -l" "-b -A -l -x" "-b -p -A -m 100 -t 3"; do
+        test_expect "$prog, $opts: identical to gprof" "
+            same '$opts' $prog $prog.glibc.gmon && grep -q '^\*\*\* File /.*:\$' got
+        "
+    done
+done
+test_expect "-A -y writes FILE-ann files as gprof does" "
+    mkdir -p ya yb && (cd ya && gprof -b -A -y ../cxx2 ../cxx2.glibc.gmon >out) &&
+    (cd yb && $CGPROF report -b -A -y ../cxx2 ../cxx2.glibc.gmon >out) &&
+    diff -r ya yb && test -s yb/cxx.cc-ann
+"
+test_expect "-A -I: a moved source is found by its base name" "
+    mkdir -p mv/src && cp $PROGS/calls.c mv/src/ && (cd mv/src && gcc -O1 -g -pg calls.c -o ../calls) &&
+    (cd mv && ./calls >/dev/null) && mv mv/src mv/moved && cd mv &&
+    $CGPROF report -b -A calls gmon.out >got 2>err && test ! -s got && grep -q 'could not locate' err &&
+    gprof -b -A -I moved calls gmon.out >want && $CGPROF report -b -A -I /nonexistent:moved calls gmon.out >got &&
+    diff -u want got && grep -q '^\*\*\* File ' got
 "
 
 for opts in "-i" "-i -b -p" "-b -i -l -q"; do

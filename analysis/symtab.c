@@ -237,7 +237,10 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
         scn = find_section(elf, SHT_DYNSYM, NULL);
     struct dwi dw;
     char note[512];
-    int drc = dwi_load(&dw, elf, path, 0, note, sizeof note);
+    int drc = 1;
+    memset(&dw, 0, sizeof dw);
+    if (!(flags & SYMTAB_NO_LINES))
+        drc = dwi_load(&dw, elf, path, 0, note, sizeof note);
     if (drc < 0) {
         snprintf(err, errsz, "%s", note);
         return -1;

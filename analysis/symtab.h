@@ -39,6 +39,9 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
  * names like "msort_with_tmp.part.0"): for libraries in a cgprof
  * profile, where nothing has to match gprof. */
 #define SYMTAB_ANY_NAME 2u
+/* No DWARF read (static functions get no file): for gprof -l, whose
+ * line-level table (lines.c) reads it itself. */
+#define SYMTAB_NO_LINES 4u
 int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz);
 void symtab_free(struct symtab *t);
 

@@ -686,7 +686,8 @@ static int run(struct report_args *a)
     struct symtab st;
     struct gmon_data gd;
     gmon_init(&gd);
-    if (symtab_load_flags(&st, a->prog, a->sym_flags, err, sizeof err) != 0) {
+    unsigned flags = a->sym_flags | (a->lines ? SYMTAB_NO_LINES : 0);
+    if (symtab_load_flags(&st, a->prog, flags, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return 1;
     }
@@ -702,8 +703,10 @@ static int run(struct report_args *a)
             symtab_free(&st);
             return 1;
         }
-        if (lrc == 1) /* (2: the warning above said it) */
+        if (lrc == 1)
             fprintf(stderr, "cgprof report: note: %s; functions are shown without lines\n", err);
+        else if (lrc == 2)
+            fprintf(stderr, "cgprof report: warning: %s\n", err);
         a->text.line_syms = &lst;
     }
     if (load_profiles(a, &gd, err) == 0)

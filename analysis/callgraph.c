@@ -115,6 +115,8 @@ static void fill_tables(struct callgraph *g, const struct cg_opts *o)
         for (size_t k = 0; o && k < o->nspecs; k++)
             if (strcmp(o->specs[k].name, n->name) == 0)
                 n->tables |= 1u << o->specs[k].table;
+        if (o && o->sym_tables)
+            n->tables |= o->sym_tables[i];
         for (int t = 0; t < CG_NTABLES; t++)
             if (n->tables & (1u << t))
                 g->table_len[t]++;

@@ -94,6 +94,9 @@ struct cg_opts {
      * symbol at or below its address, skipping line symbols (-l) and
      * untyped ones */
     int callee_is_func;
+    /* tables (bit 1 << enum cg_table) of each function given by
+     * symbol specs matched elsewhere (file and line specs), or NULL */
+    const unsigned *sym_tables;
 };
 
 struct cg_arc {

@@ -8,6 +8,7 @@
 #include "gprof_text.h"
 #include "annotate.h"
 #include "json.h"
+#include "symspec.h"
 #include "lines.h"
 #include "modmap.h"
 #include "symtab.h"
@@ -92,6 +93,7 @@ struct report_args {
     int threads;               /* --threads */
     int cgdata;                /* the profile is in cgprof's format */
     int lines;                 /* -l: line by line */
+    int positional;            /* a symbol spec names a file or a line */
     struct annotate_opts anno; /* -A and its options */
     char *dirs[64];            /* -I */
 };
@@ -105,12 +107,12 @@ struct report_args {
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
 static int add_spec(struct report_args *a, int opt, const char *name, enum cg_table table)
 {
-    if (name[0] == '\0' || strchr(name, '.') || strchr(name, ':') ||
-        isdigit((unsigned char)name[0])) {
-        fprintf(stderr, "cgprof report: -%c %s: file and line specifications not yet supported\n",
-                opt, name);
+    if (name[0] == '\0') {
+        fprintf(stderr, "cgprof report: -%c: empty symbol specification\n", opt);
         return 2;
     }
+    if (symspec_positional(name))
+        a->positional = 1;
     if (a->nspecs == sizeof a->specs / sizeof a->specs[0]) {
         fprintf(stderr, "cgprof report: too many function names\n");
         return 2;
@@ -574,13 +576,43 @@ static int print_annotated(struct report_args *a, const struct symtab *st,
     return rc;
 }
 
+/* Symbol specs naming files or lines: every spec is matched against the
+ * symbols' source positions here, as gprof matches them, into *BITS (one
+ * set of tables per symbol) for the model.  0, or 1 after a message. */
+static int match_specs(const struct report_args *a, const struct symtab *st, struct cg_opts *o,
+                       unsigned **bits)
+{
+    char err[ERR_LEN];
+    struct symtab own;
+    const struct symtab *pos = st;
+    memset(&own, 0, sizeof own);
+    if (!a->lines) {
+        if (lines_positions(&own, st, a->prog, err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            return 1;
+        }
+        pos = &own;
+    }
+    *bits = calloc(st->n ? st->n : 1, sizeof **bits);
+    if (!*bits) {
+        fprintf(stderr, "cgprof report: out of memory matching symbol specifications\n");
+        symtab_free(&own);
+        return 1;
+    }
+    symspec_apply(pos, o->specs, o->nspecs, *bits);
+    o->sym_tables = *bits;
+    o->nspecs = 0; /* all matched here */
+    symtab_free(&own);
+    return 0;
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
                              const char *prog, const struct cgdata *cd)
 {
     char err[ERR_LEN];
     struct callgraph g;
-    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL, 0};
+    struct cg_opts o = {a->specs, a->nspecs, a->arcs, a->narcs, NULL, 0, NULL, 0, 0, NULL, 0, NULL};
     o.callee_is_func = pcs == NULL;
     if (pcs) {
         o.pc_samples = pcs->pc_samples;
@@ -598,8 +630,14 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     /* gprof 2.40 adds no calls found in the text to a line-level graph */
     if (a->static_calls && !a->lines && find_static_calls(a, st, gd, &o) != 0)
         return 1;
+    unsigned *bits = NULL;
+    if (a->positional && match_specs(a, st, &o, &bits) != 0) {
+        free((void *)o.static_calls);
+        return 1;
+    }
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);
+    free(bits);
     if (rc != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return 1;

@@ -6,7 +6,8 @@
 # line-by-line tables of -l.  Debug information in a separate file (by
 # .gnu_debuglink or build-id) is found; a stripped program and a corrupt
 # .debug_line give the report without lines and one line on stderr.  -A
-# (annotated source) and -i (what each gmon.out holds) are here too.
+# (annotated source), symbol specs with files and lines, and -i (what each
+# gmon.out holds) are here too.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK" || exit 1
@@ -61,6 +62,16 @@ test_expect "static functions named with their file; -l names ring_b's line ($li
     $CGPROF report -b -q cycles0 cycles0.glibc.gmon | grep -q ' ring_b (cycles.c) ' &&
     $CGPROF report -b -l -q cycles0 cycles0.glibc.gmon | grep -q 'ring_b (cycles.c:$line @ '
 "
+
+# symbol specs with a file or a line, with and without -l
+for opts in "-b -pcycles.c:burn" "-b -qcycles.c:$line" "-b -Pcycles.c" "-b -e 19" \
+    "-b -E cycles.c:burn" "-b -F cycles.c:even" "-b -pnosuch.c" "-b -p:main" \
+    "-b -l -pcycles.c:$line" "-b -l -qcycles.c:ring_b" "-b -l -Pcycles.c:20" \
+    "-b -l -N cycles.c:19" "-b -l -pburn -pcycles.c:27" "-b -l -qcycles.c"; do
+    test_expect "cycles2, $opts: identical to gprof" "
+        same '$opts' cycles2 cycles2.glibc.gmon && test -s got
+    "
+done
 
 # -A: annotated source, with -x, -l, -m, -t, and tables before it
 for prog in cycles0 cycles2 cxx0 cxx2 calls2; do

@@ -129,7 +129,7 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 256;
         struct symtab_sym *s = realloc(b->syms, cap * sizeof *s);
-        char **nm = realloc(b->names, cap * sizeof *nm);
+        char **nm = realloc(b->names, 2 * cap * sizeof *nm); /* a name and a file each */
         if (!s || !nm) {
             free(s ? s : b->syms);
             b->syms = NULL;
@@ -151,6 +151,13 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
     s->addr = addr;
     s->end_addr = end;
     s->name = copy;
+    if (s->file) { /* it points into the module's own table, freed soon */
+        char *file = strdup(s->file);
+        if (!file)
+            return -1;
+        b->names[b->nnames++] = file;
+        s->file = file;
+    }
     if (!like)
         s->is_func = 1;
     return 0;

@@ -7,6 +7,7 @@
 #include "gmon.h"
 #include "gprof_text.h"
 #include "annotate.h"
+#include "bbcount.h"
 #include "json.h"
 #include "symspec.h"
 #include "lines.h"
@@ -35,6 +36,7 @@ static void report_usage(FILE *f)
           "before)\n"
           "  -b, --brief                     no explanations after the tables\n"
           "  -c, --static-call-graph         add calls found in the text as arcs with count 0\n"
+          "  -C, --exec-counts               execution counts of functions (-l: of lines, blocks)\n"
           "  -D, --ignore-non-functions      (accepted; gprof leaves nothing out on ELF)\n"
           "  -e NAME / -E NAME               leave NAME out of the call graph / and its time\n"
           "  -f NAME / -F NAME               only NAME and its callees in the graph / and time\n"
@@ -305,6 +307,13 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'I':
         return add_dirs(a, arg);
     case 'C':
+        if (arg) {
+            fprintf(stderr, "cgprof report: -C NAME: not yet supported\n");
+            return 2;
+        }
+        a->style |= STYLE_EXEC;
+        a->user |= STYLE_EXEC;
+        return 0;
     case 'd':
     case 'L':
     case 'O':
@@ -545,10 +554,11 @@ static void print_threads(const struct cgdata *d, double rate)
     printf("\n");
 }
 
-/* -A: the sources annotated with the calls of each function (or, with
- * -l, each line symbol).  0, or 1 after a message. */
-static int print_annotated(struct report_args *a, const struct symtab *st,
-                           const struct callgraph *g)
+/* -C and -A: the execution counts, and the sources annotated with them,
+ * of each function (with -l, of each line symbol, with its basic-block
+ * counts).  0, or 1 after a message. */
+static int print_sources(struct report_args *a, const struct symtab *st, const struct gmon_data *gd,
+                         const struct callgraph *g)
 {
     char err[ERR_LEN];
     struct symtab own;
@@ -562,15 +572,23 @@ static int print_annotated(struct report_args *a, const struct symtab *st,
         pos = &own;
     }
     uint64_t *calls = malloc((g->nsyms ? g->nsyms : 1) * sizeof *calls);
-    int rc = calls ? 0 : 1;
-    for (size_t i = 0; calls && i < g->nsyms; i++)
+    struct bb_slots *bbs = a->lines && gd->nbbs ? bb_attach(pos, gd) : NULL;
+    int rc = calls && (bbs || !a->lines || !gd->nbbs) ? 0 : 1;
+    for (size_t i = 0; rc == 0 && i < g->nsyms; i++)
         calls[i] = g->nodes[i].ncalls;
-    a->anno.printed_before = a->text.after_info || a->text.flat || a->text.graph;
+    int before = a->text.after_info || a->text.flat || a->text.graph;
+    if (rc == 0 && (a->style & STYLE_EXEC)) {
+        annotate_exec_counts(stdout, pos, calls, bbs, a->text.show_zeros, before);
+        before = 1;
+    }
+    a->anno.printed_before = before;
     a->anno.show_zeros = a->text.show_zeros;
-    if (rc == 0 && annotate_print(stdout, pos, calls, &a->anno, "cgprof report") != 0)
+    if (rc == 0 && (a->style & STYLE_ANNO) &&
+        annotate_print(stdout, pos, calls, bbs, &a->anno, "cgprof report") != 0)
         rc = 1;
     if (rc)
         fprintf(stderr, "cgprof report: out of memory annotating the sources\n");
+    free(bbs);
     free(calls);
     symtab_free(&own);
     return rc;
@@ -654,7 +672,7 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         if (a->threads && cd)
             print_threads(cd, g.rate > 0 ? g.rate : 1);
         gprof_text_print(stdout, &g, &a->text);
-        if ((a->style & STYLE_ANNO) && print_annotated(a, st, &g) != 0)
+        if ((a->style & (STYLE_ANNO | STYLE_EXEC)) && print_sources(a, st, gd, &g) != 0)
             rc = 1;
     }
     cg_free(&g);
@@ -731,6 +749,7 @@ static int run(struct report_args *a)
     }
     if (st.note)
         fprintf(stderr, "cgprof report: warning: %s\n", st.note);
+
     struct symtab lst;
     memset(&lst, 0, sizeof lst);
     int rc = 1;
@@ -747,9 +766,12 @@ static int run(struct report_args *a)
             fprintf(stderr, "cgprof report: warning: %s\n", err);
         a->text.line_syms = &lst;
     }
-    if (load_profiles(a, &gd, err) == 0)
+    if (load_profiles(a, &gd, err) == 0) {
+        if (gd.nbbs && !a->lines) /* (gprof's words) */
+            fprintf(stderr, "cgprof report: warning: ignoring basic-block exec counts (use -l or "
+                            "--line)\n");
         rc = analyze_and_print(a, a->lines ? &lst : &st, &gd, NULL, a->prog, NULL);
-    else
+    } else
         fprintf(stderr, "cgprof report: %s\n", err);
     gmon_free(&gd);
     symtab_free(&lst);

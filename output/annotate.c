@@ -19,12 +19,15 @@
 
 #define WIDTH 16
 
-/* A line's entry: the first symbol on it, and the calls of all of them. */
+/* A line's entry: the first symbol on it (its blocks, and its address,
+ * which gprof zeroes once a second symbol joins), and the calls of all. */
 struct entry {
     int used;
     int is_func;
     unsigned line;
     uint64_t ncalls;
+    uint64_t addr;
+    const struct bb_slots *bb;
 };
 
 struct sfile {
@@ -33,6 +36,8 @@ struct sfile {
     uint64_t ncalls;
     struct entry *lines;
 };
+
+static const struct bb_slots no_bbs;
 
 struct state {
     const struct annotate_opts *o;
@@ -48,7 +53,10 @@ static int cmp_order(int a, int b, const void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* gprof's annotation of LINE (1-based) of F into BUF (WIDTH wide). */
+/* gprof's annotation of LINE (1-based) of F into BUF (WIDTH wide): the
+ * function's calls where one starts, then the line's block counts; with
+ * -x repeated counts are left out and a line without one repeats the
+ * last count. */
 static void annotation(struct state *s, const struct sfile *f, unsigned line, char *buf)
 {
     const struct entry *e = line <= f->num_lines ? &f->lines[line - 1] : NULL;
@@ -57,20 +65,38 @@ static void annotation(struct state *s, const struct sfile *f, unsigned line, ch
     if (!e || !e->used)
         return;
     s->executable++;
-    char tmp[64];
-    int set = 0;
-    unsigned long n = 0;
+    const struct bb_slots *bb = e->bb ? e->bb : &no_bbs;
+    int all = s->o->all_lines, set = 0;
+    char tmp[BB_PER_SYM * 24 + 64];
+    size_t len = 0;
+    unsigned long n = 0, last_print = (unsigned long)-1;
     tmp[0] = '\0';
     if (e->is_func) {
         n = e->ncalls;
-        snprintf(tmp, sizeof tmp, "%lu", n);
-        s->last_count = n;
+        len += (size_t)sprintf(tmp + len, "%lu", n);
+        s->last_count = last_print = n;
+        set = 1;
+    } else if (all && bb->addr[0] && bb->addr[0] > e->addr) {
+        len += (size_t)sprintf(tmp + len, "%lu", s->last_count);
+        n = last_print = s->last_count;
         set = 1;
     }
-    /* no basic-block counts: with -x a line without its own count
-     * repeats the last one */
-    if (s->o->all_lines && !tmp[0]) {
-        snprintf(tmp, sizeof tmp, "%lu", s->last_count);
+    for (int i = 0; i < BB_PER_SYM && bb->addr[i]; i++) {
+        s->last_count = bb->calls[i];
+        if (!set) {
+            n = 0;
+            set = 1;
+        }
+        n += s->last_count;
+        if (all && s->last_count == last_print)
+            continue;
+        if (len > 0)
+            tmp[len++] = ',';
+        len += (size_t)sprintf(tmp + len, "%lu", s->last_count);
+        last_print = s->last_count;
+    }
+    if (all && len == 0) {
+        len += (size_t)sprintf(tmp + len, "%lu", s->last_count);
         n = s->last_count;
         set = 1;
     }
@@ -78,9 +104,9 @@ static void annotation(struct state *s, const struct sfile *f, unsigned line, ch
         return;
     s->executed++;
     if (n < s->o->min_calls)
-        strcpy(tmp, "#####");
-    strcat(tmp, " -> ");
-    size_t len = strlen(tmp);
+        len = (size_t)sprintf(tmp, "#####");
+    strcpy(tmp + len, " -> ");
+    len += 4;
     if (len >= WIDTH)
         memcpy(buf, tmp, WIDTH);
     else
@@ -196,7 +222,7 @@ static void annotate_file(struct state *s, FILE *out, const struct sfile *f, con
 }
 
 int annotate_print(FILE *out, const struct symtab *pos, const uint64_t *ncalls,
-                   const struct annotate_opts *o, const char *prog)
+                   const struct bb_slots *bbs, const struct annotate_opts *o, const char *prog)
 {
     int *by_order = malloc((pos->n ? pos->n : 1) * sizeof *by_order);
     struct sfile *files = calloc(pos->n ? pos->n : 1, sizeof *files);
@@ -234,10 +260,12 @@ int annotate_print(FILE *out, const struct symtab *pos, const uint64_t *ncalls,
         struct sfile *f = &files[f_of[i]];
         struct entry *e = &f->lines[s->line - 1];
         f->ncalls += ncalls[i];
-        if (!e->used)
-            *e = (struct entry){1, s->is_func, s->line, ncalls[i]};
-        else
+        if (!e->used) {
+            *e = (struct entry){1, s->is_func, s->line, ncalls[i], s->addr, bbs ? &bbs[i] : NULL};
+        } else {
             e->ncalls += ncalls[i];
+            e->addr = 0;
+        }
     }
     struct state st = {o, 0, 0, 0, 1, o->printed_before};
     for (size_t j = nfiles; rc == 0 && j-- > 0;)
@@ -249,4 +277,46 @@ int annotate_print(FILE *out, const struct symtab *pos, const uint64_t *ncalls,
     free(f_of);
     free(by_order);
     return rc;
+}
+
+/* gprof's order for -C: by file and line when both have a file, else
+ * by address (not a total order; the merge sort settles it as gprof's). */
+static int cmp_exec(int a, int b, const void *ctx)
+{
+    const struct symtab_sym *l = &((const struct symtab *)ctx)->syms[a];
+    const struct symtab_sym *r = &((const struct symtab *)ctx)->syms[b];
+    if (l->file && r->file) {
+        int c = strcmp(l->file, r->file);
+        if (c)
+            return c;
+        if (l->line != r->line)
+            return (int)l->line - (int)r->line;
+    }
+    return l->addr < r->addr ? -1 : l->addr > r->addr;
+}
+
+void annotate_exec_counts(FILE *out, const struct symtab *pos, const uint64_t *ncalls,
+                          const struct bb_slots *bbs, int show_zeros, int printed_before)
+{
+    if (printed_before)
+        fputs("\f\n", out);
+    int *idx = malloc((pos->n ? pos->n : 1) * sizeof *idx);
+    if (!idx)
+        return;
+    for (size_t i = 0; i < pos->n; i++)
+        idx[i] = (int)i;
+    cg_sort(idx, pos->n, cmp_exec, pos);
+    for (size_t k = 0; k < pos->n; k++) {
+        const struct symtab_sym *s = &pos->syms[idx[k]];
+        const char *file = s->file ? s->file : "<unknown>";
+        if (ncalls[idx[k]] > 0 || show_zeros)
+            fprintf(out, "%s:%u: (%s:0x%llx) %llu executions\n", file, s->line, s->name,
+                    (unsigned long long)s->addr, (unsigned long long)ncalls[idx[k]]);
+        for (int j = 0; bbs && j < BB_PER_SYM && bbs[idx[k]].addr[j]; j++)
+            if (bbs[idx[k]].calls[j] > 0 || show_zeros)
+                fprintf(out, "%s:%u: (%s:0x%llx) %llu executions\n", file, s->line, s->name,
+                        (unsigned long long)bbs[idx[k]].addr[j],
+                        (unsigned long long)bbs[idx[k]].calls[j]);
+    }
+    free(idx);
 }

@@ -2,6 +2,7 @@
 #ifndef CGPROF_ANNOTATE_H
 #define CGPROF_ANNOTATE_H
 
+#include "bbcount.h"
 #include "symtab.h"
 
 #include <stdint.h>
@@ -20,10 +21,17 @@ struct annotate_opts {
 
 /* Prints the source files named by the symbols of POS (each with its full
  * source path in `file` and its line; POS may be gprof -l's line-level
- * table) annotated with NCALLS[i], the calls of symbol i, as gprof -A
- * does.  A source that cannot be opened is named on stderr (prefixed
- * with PROG) and skipped.  0, or -1 when out of memory. */
+ * table) annotated with NCALLS[i], the calls of symbol i, and BBS[i]
+ * its basic-block counts (BBS may be NULL), as gprof -A does.  A source
+ * that cannot be opened is named on stderr (prefixed with PROG) and
+ * skipped.  0, or -1 when out of memory. */
 int annotate_print(FILE *out, const struct symtab *pos, const uint64_t *ncalls,
-                   const struct annotate_opts *o, const char *prog);
+                   const struct bb_slots *bbs, const struct annotate_opts *o, const char *prog);
+
+/* gprof -C: "file:line: (name:0xaddr) N executions" for each symbol of POS
+ * that was called (every one with SHOW_ZEROS) and each of its basic
+ * blocks, by file, line and address.  PRINTED_BEFORE: a form feed first. */
+void annotate_exec_counts(FILE *out, const struct symtab *pos, const uint64_t *ncalls,
+                          const struct bb_slots *bbs, int show_zeros, int printed_before);
 
 #endif

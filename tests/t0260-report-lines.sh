@@ -6,8 +6,8 @@
 # line-by-line tables of -l.  Debug information in a separate file (by
 # .gnu_debuglink or build-id) is found; a stripped program and a corrupt
 # .debug_line give the report without lines and one line on stderr.  -A
-# (annotated source), symbol specs with files and lines, and -i (what each
-# gmon.out holds) are here too.
+# (annotated source), -C (execution counts), basic-block counts, symbol
+# specs with files and lines, and -i (what each gmon.out holds) are here too.
 . "$(dirname "$0")/lib.sh"
 
 cd "$WORK" || exit 1
@@ -93,6 +93,30 @@ test_expect "-A -I: a moved source is found by its base name" "
     gprof -b -A -I moved calls gmon.out >want && $CGPROF report -b -A -I /nonexistent:moved calls gmon.out >got &&
     diff -u want got && grep -q '^\*\*\* File ' got
 "
+
+# Basic-block counts (gmon.out tag 2; gcc no longer makes them): a file
+# made for the purpose, 300 blocks 16 bytes apart from the histogram's
+# start with counts 1, 2, ... (tests/unit/gmon_tool.c), then 5 more.
+cc -std=c11 -O1 -D_GNU_SOURCE -I"$ROOT/analysis" "$ROOT/tests/unit/gmon_tool.c" \
+    "$ROOT/analysis/gmon.c" "$ROOT/analysis/gmon_write.c" -lm -o gmon_tool &&
+    ./gmon_tool edit cycles2.glibc.gmon bb1.gmon bb=300 && ./gmon_tool edit bb1.gmon bb.gmon bb=5 ||
+    exit 1
+for opts in "-b -l -C" "-b -l -C -z" "-b -l -A" "-b -l -A -x" "-b -l -C -A -p" "-b -C" "-b -A -x"; do
+    test_expect "cycles2 with basic-block counts, $opts: identical to gprof" "
+        same '$opts' cycles2 bb.gmon
+    "
+done
+test_expect "basic-block counts show in -l -C and -A -x; without -l, one warning" "
+    $CGPROF report -b -l -C cycles2 bb.gmon | grep -q '^/.*cycles.c:[0-9]*: (burn:0x[0-9a-f]*) [0-9]* executions' &&
+    $CGPROF report -b -l -A -x cycles2 bb.gmon | grep -q '^ *[0-9]*,[0-9]* -> ' &&
+    $CGPROF report -b -C cycles2 bb.gmon 2>err >/dev/null && test \$(wc -l <err) -eq 1 &&
+    grep -q 'ignoring basic-block exec counts' err
+"
+for opts in "-b -C" "-b -C -z" "-b -l -C -q"; do
+    test_expect "cxx2, $opts (execution counts): identical to gprof" "
+        same '$opts' cxx2 cxx2.glibc.gmon && test -s got
+    "
+done
 
 for opts in "-i" "-i -b -p" "-b -i -l -q"; do
     test_expect "$opts on two gmon.out files: identical to gprof" "

@@ -13,6 +13,7 @@
 #include "symtab.h"
 #include "dwinfo.h"
 #include "elffile.h"
+#include "plt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -250,6 +251,15 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
         t->note = strdup(note);
     struct cand *c = NULL;
     size_t n = scn ? collect(elf, scn, dw.nrows ? &dw : NULL, flags, &c) : 0;
+    struct plt_name *plt = NULL;
+    size_t nplt = flags & SYMTAB_PLT ? plt_names(elf, &plt) : 0;
+    struct cand *more = nplt ? realloc(c, (n + nplt) * sizeof *c) : NULL;
+    if (more) {
+        c = more;
+        for (size_t i = 0; i < nplt; i++)
+            c[n++] = (struct cand){{.addr = plt[i].addr, .name = plt[i].name, .is_func = 1},
+                                   (size_t)-1};
+    }
     n = finalize(c, n, text.sh_addr + text.sh_size);
     int rc = 0;
     if (n == 0) {
@@ -260,6 +270,9 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
         rc = -1;
     }
     free(c);
+    for (size_t i = 0; i < nplt; i++)
+        free(plt[i].name);
+    free(plt);
     dwi_free(&dw);
     return rc;
 }

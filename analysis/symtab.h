@@ -42,6 +42,9 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
 /* No DWARF read (static functions get no file): for gprof -l, whose
  * line-level table (lines.c) reads it itself. */
 #define SYMTAB_NO_LINES 4u
+/* PLT stubs named "malloc@plt" (plt.c), as perf names them: for cgprof
+ * profiles; gprof gives their time to _init. */
+#define SYMTAB_PLT 8u
 int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz);
 void symtab_free(struct symtab *t);
 

@@ -693,7 +693,7 @@ static int run_cgdata(struct report_args *a)
         return 1;
     }
     struct modmap mm;
-    if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {
+    if (modmap_build(&mm, &d, a->sym_flags | SYMTAB_PLT, stderr, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         cgdata_free(&d);
         return 1;

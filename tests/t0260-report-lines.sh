@@ -126,6 +126,16 @@ for opts in "-i" "-i -b -p" "-b -i -l -q"; do
     "
 done
 
+# cgprof profiles: the PLT stubs are named as perf names them; gmon.out
+# reports keep gprof's way (identical above), where their time goes to _init.
+test_expect "cgprof profile: PLT stubs named like printf@plt, none in gmon.out reports" "
+    want=\$(objdump -d cycles2 | sed -n 's/^[0-9a-f]* <\\(.*@plt\\)>:\$/\\1/p' | sort -u) &&
+    test -n \"\$want\" && $CGPROF record -o c.data ./cycles2 >/dev/null &&
+    $CGPROF report -b -z -p c.data 2>/dev/null | grep -o '[^ ]*@plt\$' | sort -u >got &&
+    echo \"\$want\" | diff - got &&
+    ! $CGPROF report -b -z -p cycles2 cycles2.glibc.gmon | grep -q '@plt'
+"
+
 test_expect "debug information by .gnu_debuglink: the same report" "
     cp cycles2 linked && objcopy --only-keep-debug linked linked.debug && strip -g linked &&
     objcopy --add-gnu-debuglink=linked.debug linked &&

@@ -257,8 +257,8 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
     if (more) {
         c = more;
         for (size_t i = 0; i < nplt; i++)
-            c[n++] = (struct cand){{.addr = plt[i].addr, .name = plt[i].name, .is_func = 1},
-                                   (size_t)-1};
+            c[n++] =
+                (struct cand){{.addr = plt[i].addr, .name = plt[i].name, .is_func = 1}, (size_t)-1};
     }
     n = finalize(c, n, text.sh_addr + text.sh_size);
     int rc = 0;

@@ -9,6 +9,7 @@
 #include "annotate.h"
 #include "bbcount.h"
 #include "json.h"
+#include "srcsamples.h"
 #include "symspec.h"
 #include "lines.h"
 #include "modmap.h"
@@ -666,8 +667,12 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                 "of memory)\n",
                 (unsigned long long)gd->lost_calls);
     if (a->json) {
+        struct src_lines lines;
+        int have = cd && src_lines_build(&lines, cd) == 0;
         json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL,
-                   cd ? cd->nthreads : 0);
+                   cd ? cd->nthreads : 0, have ? &lines : NULL);
+        if (have)
+            src_lines_free(&lines);
     } else {
         if (a->threads && cd)
             print_threads(cd, g.rate > 0 ? g.rate : 1);
@@ -676,9 +681,10 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
             rc = 1;
     }
     cg_free(&g);
-    rc = fflush(stdout) == 0 ? 0 : 1;
-    if (rc)
+    if (fflush(stdout) != 0) {
         fprintf(stderr, "cgprof report: error writing the report\n");
+        rc = 1;
+    }
     return rc;
 }
 

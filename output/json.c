@@ -96,7 +96,7 @@ static void print_cycles(FILE *out, const struct callgraph *g)
     fputs(g->ncycles ? "\n  ],\n" : "],\n", out);
 }
 
-static void print_arcs(FILE *out, const struct callgraph *g)
+static void print_arcs(FILE *out, const struct callgraph *g, int last)
 {
     char b1[32], b2[32];
     fputs("  \"arcs\": [", out);
@@ -116,7 +116,25 @@ static void print_arcs(FILE *out, const struct callgraph *g)
             fputs(", \"within_cycle\": true", out);
         fputc('}', out);
     }
-    fputs(g->narcs ? "\n  ]\n" : "]\n", out);
+    fputs(g->narcs ? "\n  ]" : "]", out);
+    fputs(last ? "\n" : ",\n", out);
+}
+
+/* A cgprof profile's samples by source line. */
+static void print_lines(FILE *out, const struct callgraph *g, const struct src_lines *l)
+{
+    fputs("  \"lines\": [", out);
+    for (size_t i = 0; i < l->n; i++) {
+        fputs(i ? ",\n    {\"file\": " : "\n    {\"file\": ", out);
+        put_string(out, l->v[i].file);
+        fprintf(out, ", \"line\": %u, \"module\": ", l->v[i].line);
+        put_string(out, l->v[i].module);
+        fprintf(out, ", \"samples\": %llu, \"self_seconds\": ",
+                (unsigned long long)l->v[i].samples);
+        put_seconds(out, (double)l->v[i].samples, g->rate);
+        fputc('}', out);
+    }
+    fputs(l->n ? "\n  ]\n" : "]\n", out);
 }
 
 static void print_threads(FILE *out, const struct callgraph *g, const struct cgdata_thread *t,
@@ -134,7 +152,8 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 }
 
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads)
+                const struct cgdata_thread *threads, size_t nthreads,
+                const struct src_lines *lines)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
@@ -147,6 +166,8 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     print_threads(out, g, threads, nthreads);
     print_functions(out, g);
     print_cycles(out, g);
-    print_arcs(out, g);
+    print_arcs(out, g, lines == NULL);
+    if (lines)
+        print_lines(out, g, lines);
     fputs("}\n", out);
 }

@@ -4,6 +4,7 @@
 
 #include "callgraph.h"
 #include "cgdata.h"
+#include "srcsamples.h"
 
 #include <stdio.h>
 
@@ -11,8 +12,10 @@
 
 /* Prints G as one JSON document.  LOST_CALLS is the runtime's count of
  * calls it could not record; PROG names the executable; THREADS (N of
- * them, or none) are a cgprof profile's per-thread totals. */
+ * them, or none) are a cgprof profile's per-thread totals; LINES (or
+ * NULL) its samples by source line. */
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads);
+                const struct cgdata_thread *threads, size_t nthreads,
+                const struct src_lines *lines);
 
 #endif

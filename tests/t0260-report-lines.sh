@@ -136,6 +136,16 @@ test_expect "cgprof profile: PLT stubs named like printf@plt, none in gmon.out r
     ! $CGPROF report -b -z -p cycles2 cycles2.glibc.gmon | grep -q '@plt'
 "
 
+# --json of a cgprof profile: samples by source line; cycles.c's burn loop
+# (its two lines, found in the source) has the most.
+loop=$(awk '/^static NOINLINE void burn/ { f = 1 } f && /for \(int i/ { print NR; exit }' "$PROGS/cycles.c")
+test_expect "cgprof profile --json: samples by line, burn's loop ($loop, $((loop + 1))) first" "
+    $CGPROF report --json c.data >j.json 2>/dev/null &&
+    python3 -c 'import json, sys; d = json.load(open(\"j.json\")); l = d[\"lines\"]; t = l[0]; print(t)
+assert t[\"file\"].endswith(\"/cycles.c\") and t[\"module\"] == \"cycles2\" and t[\"line\"] in ($loop, $loop + 1), t
+assert sum(x[\"samples\"] for x in l) <= round(d[\"total_seconds\"] * d[\"rate\"]) * 1.3 + 5'
+"
+
 test_expect "debug information by .gnu_debuglink: the same report" "
     cp cycles2 linked && objcopy --only-keep-debug linked linked.debug && strip -g linked &&
     objcopy --add-gnu-debuglink=linked.debug linked &&

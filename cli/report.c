@@ -669,8 +669,8 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     if (a->json) {
         struct src_lines lines;
         int have = cd && src_lines_build(&lines, cd) == 0;
-        json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL,
-                   cd ? cd->nthreads : 0, have ? &lines : NULL);
+        json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL, cd ? cd->nthreads : 0,
+                   have ? &lines : NULL);
         if (have)
             src_lines_free(&lines);
     } else {

@@ -129,8 +129,8 @@ static void print_lines(FILE *out, const struct callgraph *g, const struct src_l
         put_string(out, l->v[i].file);
         fprintf(out, ", \"line\": %u, \"module\": ", l->v[i].line);
         put_string(out, l->v[i].module);
-        fprintf(out, ", \"samples\": %llu, \"self_seconds\": ",
-                (unsigned long long)l->v[i].samples);
+        fprintf(out,
+                ", \"samples\": %llu, \"self_seconds\": ", (unsigned long long)l->v[i].samples);
         put_seconds(out, (double)l->v[i].samples, g->rate);
         fputc('}', out);
     }
@@ -152,8 +152,7 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 }
 
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads,
-                const struct src_lines *lines)
+                const struct cgdata_thread *threads, size_t nthreads, const struct src_lines *lines)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);

@@ -382,6 +382,11 @@ static int cgdata_is_newer(void)
  * With none: cgprof.data or a.out's gmon.out, whichever is newer. */
 static int pick_inputs(struct report_args *a, int n, char **args)
 {
+    if (a->json && (a->lines || (a->style & (STYLE_ANNO | STYLE_EXEC)))) {
+        fprintf(stderr, "cgprof report: --json with %s: not supported yet\n",
+                a->lines ? "-l" : (a->style & STYLE_ANNO) ? "-A" : "-C");
+        return 2;
+    }
     static char *dflt[] = {"cgprof.data"};
     if (n == 0 && cgdata_is_newer()) {
         a->cgdata = 1;

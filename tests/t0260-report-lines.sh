@@ -146,6 +146,11 @@ assert t[\"file\"].endswith(\"/cycles.c\") and t[\"module\"] == \"cycles2\" and 
 assert sum(x[\"samples\"] for x in l) <= round(d[\"total_seconds\"] * d[\"rate\"]) * 1.3 + 5'
 "
 
+test_expect "--json with -l: one 'not supported yet' line, status 2" "
+    $CGPROF report --json -l cycles2 cycles2.glibc.gmon >out 2>err; test \$? -eq 2 &&
+    test ! -s out && test \$(wc -l <err) -eq 1 && grep -q 'not supported yet' err
+"
+
 test_expect "debug information by .gnu_debuglink: the same report" "
     cp cycles2 linked && objcopy --only-keep-debug linked linked.debug && strip -g linked &&
     objcopy --add-gnu-debuglink=linked.debug linked &&

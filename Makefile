@@ -17,7 +17,7 @@ TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/output/html_assets.o
-TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++ \
+TOOL_LIBS := -ldw -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++ \
 	-lprotobuf-c -lz -lm
 # pprof's profile.proto (output/profile.proto) compiled by protoc-c at build
 # time, so that the generated code always matches the installed protobuf-c
@@ -33,7 +33,7 @@ help:
 	@echo "make bench      overhead and speed, side by side with glibc/gprof"
 	@echo "make install PREFIX=/usr/local"
 	@echo "make deps       install the Debian packages the build and tests need"
-	@echo "make fuzz       build the fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata (clang)"
+	@echo "make fuzz       build the fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata, fuzz_dwinfo (clang)"
 
 deps:
 	sh scripts/deps.sh
@@ -94,7 +94,7 @@ install: all
 # (see tests/t0240-fuzz.sh).
 FUZZ_CC ?= clang
 FUZZ_SRC := tests/fuzz/fuzz_gmon.c analysis/gmon.c analysis/gmon_write.c
-fuzz: $(BUILD)/fuzz_gmon $(BUILD)/fuzz_cgdata
+fuzz: $(BUILD)/fuzz_gmon $(BUILD)/fuzz_cgdata $(BUILD)/fuzz_dwinfo
 $(BUILD)/fuzz_gmon: $(FUZZ_SRC) analysis/gmon.h Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
@@ -106,7 +106,12 @@ $(BUILD)/fuzz_cgdata: $(FUZZ_CG_SRC) analysis/cgdata.h analysis/callgraph.h Make
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis -Ioutput \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    $(FUZZ_CG_SRC) -lelf -lstdc++ -lm -o $@
+	    $(FUZZ_CG_SRC) -ldw -lelf -lstdc++ -lm -o $@
+$(BUILD)/fuzz_dwinfo: tests/fuzz/fuzz_dwinfo.c analysis/dwinfo.c analysis/dwinfo.h Makefile
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    tests/fuzz/fuzz_dwinfo.c analysis/dwinfo.c -ldw -lelf -o $@
 
 clean:
 	rm -rf $(BUILD)

@@ -122,6 +122,8 @@ static void fill_tables(struct callgraph *g, const struct cg_opts *o)
         for (size_t k = 0; o && k < o->nspecs; k++)
             if (cg_name_matches(o->specs[k].name, n->name))
                 n->tables |= 1u << o->specs[k].table;
+        if (o && o->sym_tables)
+            n->tables |= o->sym_tables[i];
         for (int t = 0; t < CG_NTABLES; t++)
             if (n->tables & (1u << t))
                 g->table_len[t]++;
@@ -341,6 +343,8 @@ static int tally_arcs(struct callgraph *g, const struct symtab *st, const struct
     for (size_t i = 0; i < gd->narcs; i++) {
         long p = symtab_lookup(st, gd->arcs[i].from_pc);
         long c = symtab_lookup(st, gd->arcs[i].self_pc);
+        while (o && o->callee_is_func && c >= 0 && !st->syms[c].is_func)
+            c--;
         if (p < 0 || c < 0 || arc_excluded(g, o, p, c))
             continue;
         g->nodes[c].ncalls += gd->arcs[i].count;

@@ -101,6 +101,13 @@ struct cg_opts {
      * which gives every symbol a number and can name unprinted ones). */
     int dense_index;
     int show_zeros; /* -z: functions never called nor sampled get entries too */
+    /* gmon.out (gprof's rule): an arc's callee is the nearest function
+     * symbol at or below its address, skipping line symbols (-l) and
+     * untyped ones */
+    int callee_is_func;
+    /* tables (bit 1 << enum cg_table) of each function given by
+     * symbol specs matched elsewhere (file and line specs), or NULL */
+    const unsigned *sym_tables;
 };
 
 struct cg_arc {

@@ -119,6 +119,7 @@ void gmon_free(struct gmon_data *d)
     free(d->hist_hash);
     free(d->arcs);
     free(d->arc_hash);
+    free(d->bbs);
     gmon_init(d);
 }
 
@@ -240,7 +241,7 @@ static int read_arc(struct gmon_data *d, struct cursor *c)
     return add_raw_arc(d, c, at, from, self, count);
 }
 
-/* ---- basic-block counts: checked and skipped ---- */
+/* ---- basic-block counts: kept in file order (version 0's are skipped) ---- */
 
 static int read_bb(struct gmon_data *d, struct cursor *c, uint32_t version)
 {
@@ -258,7 +259,19 @@ static int read_bb(struct gmon_data *d, struct cursor *c, uint32_t version)
     if ((c->size - c->pos) / BB_ENTRY_SIZE < n)
         return fail(c, at, "basic-block record claims %u entries, only %zu bytes left", n,
                     c->size - c->pos);
-    c->pos += (size_t)n * BB_ENTRY_SIZE;
+    if (version == 0 || n == 0) { /* version 0 entries have another layout */
+        c->pos += (size_t)n * BB_ENTRY_SIZE;
+    } else {
+        /* n is bounded by the bytes left, so this is at most the file's size */
+        struct gmon_bb *b = realloc(d->bbs, (d->nbbs + n) * sizeof *b);
+        if (!b)
+            return fail(c, at, "out of memory for %u basic-block counts", n);
+        d->bbs = b;
+        for (uint32_t i = 0; i < n; i++) {
+            b[d->nbbs].addr = take64(c);
+            b[d->nbbs++].count = take64(c);
+        }
+    }
     d->nbb_records += n;
     d->nbb_tags++;
     return 0;
@@ -438,6 +451,7 @@ static int read_gnu(struct gmon_data *d, struct cursor *c)
     uint32_t version = get32(c, 4);
     if (version != 1 && version != 0)
         return fail(c, 4, "unsupported gmon.out version %u", version);
+    d->version = version;
     c->pos = HDR_SIZE;
     while (c->pos < c->size) {
         size_t at = c->pos;
@@ -445,9 +459,11 @@ static int read_gnu(struct gmon_data *d, struct cursor *c)
         int rc;
         switch (tag) {
         case TAG_HIST:
+            d->nhist_tags++;
             rc = read_hist(d, c);
             break;
         case TAG_ARC:
+            d->narc_tags++;
             rc = read_arc(d, c);
             break;
         case TAG_BB:
@@ -523,7 +539,10 @@ static int read_bsd(struct gmon_data *d, struct cursor *c)
     h.dimen_abbrev = 's';
     if (add_hist(d, c, 0, &h, c->buf + hdr) != 0)
         return -1;
+    d->version = 0;
+    d->nhist_tags++;
     for (c->pos = ncnt; c->pos < c->size;) {
+        d->narc_tags++;
         size_t at = c->pos;
         uint64_t from = take64(c);
         uint64_t self = take64(c);

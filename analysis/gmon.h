@@ -27,6 +27,12 @@ struct gmon_arc {
     uint64_t count;
 };
 
+/* One basic-block count: the block at addr ran count times. */
+struct gmon_bb {
+    uint64_t addr;
+    uint64_t count;
+};
+
 /* Everything read from one or more gmon.out files. */
 struct gmon_data {
     struct gmon_hist *hists;
@@ -40,8 +46,13 @@ struct gmon_data {
     uint32_t *hist_hash; /* the same for hists, keyed by (low_pc, high_pc) */
     size_t hist_hash_cap;
     uint64_t lost_calls;  /* calls the runtime could not record (arc 0 -> 0) */
-    uint64_t nbb_records; /* basic-block entries seen (read and skipped) */
+    uint64_t nbb_records; /* basic-block entries read */
+    struct gmon_bb *bbs;  /* the entries (version 1 files), in file order */
+    size_t nbbs;
     uint64_t nbb_tags;    /* basic-block records seen, even empty ones */
+    uint64_t nhist_tags;  /* histogram records read (gprof -i counts them) */
+    uint64_t narc_tags;   /* call-graph records read */
+    uint32_t version;     /* version of the last file read (0 for BSD layouts) */
 };
 
 void gmon_init(struct gmon_data *d);

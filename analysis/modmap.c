@@ -129,7 +129,7 @@ static int add_sym(struct builder *b, uint64_t addr, uint64_t end, const char *n
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 256;
         struct symtab_sym *s = realloc(b->syms, cap * sizeof *s);
-        char **nm = realloc(b->names, cap * sizeof *nm);
+        char **nm = realloc(b->names, 2 * cap * sizeof *nm); /* a name and a file each */
         if (!s || !nm) {
             free(s ? s : b->syms);
             b->syms = NULL;

@@ -11,7 +11,9 @@
  * -a does, so their addresses fall to the symbol before them.
  */
 #include "symtab.h"
+#include "dwinfo.h"
 #include "elffile.h"
+#include "plt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -107,109 +109,11 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Address ranges with debugging information, from .debug_aranges. */
-struct ranges {
-    uint64_t (*r)[2];
-    size_t n;
-};
-
-static uint64_t get_uint(const unsigned char *p, int size)
-{
-    uint64_t v = 0;
-    if (size == 8) {
-        memcpy(&v, p, 8);
-    } else if (size == 4) {
-        uint32_t w;
-        memcpy(&w, p, 4);
-        v = w;
-    }
-    return v;
-}
-
-/* Reads one address-range set at P (END bounds the section) into R;
- * returns the start of the next set, or NULL when malformed. */
-static const unsigned char *aranges_set(const unsigned char *p, const unsigned char *end,
-                                        struct ranges *r, size_t cap)
-{
-    const unsigned char *set = p;
-    if (end - p < 4)
-        return NULL;
-    uint64_t len = get_uint(p, 4);
-    int off = 4;
-    if (len == 0xffffffffu) {
-        if (end - p < 12)
-            return NULL;
-        len = get_uint(p + 4, 8);
-        off = 12;
-    }
-    if (len > (uint64_t)(end - p - off))
-        return NULL;
-    const unsigned char *next = p + off + len;
-    p += off + 2 + (off == 12 ? 8 : 4);
-    if (p + 2 > next || (p[0] != 4 && p[0] != 8))
-        return NULL;
-    int asz = p[0];
-    p += 2;
-    p = set + ((size_t)(p - set) + 2 * asz - 1) / (2 * asz) * (2 * asz);
-    for (; p + 2 * asz <= next && r->n < cap; p += 2 * asz) {
-        uint64_t a = get_uint(p, asz), l = get_uint(p + asz, asz);
-        if (a == 0 && l == 0)
-            break;
-        r->r[r->n][0] = a;
-        r->r[r->n++][1] = a + l;
-    }
-    return next;
-}
-
-static void read_aranges(Elf *elf, struct ranges *r)
-{
-    memset(r, 0, sizeof *r);
-    Elf_Scn *scn = find_section(elf, 0, ".debug_aranges");
-    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-    if (!d || !d->d_buf || d->d_size < 16)
-        return;
-    size_t cap = d->d_size / 16;
-    r->r = malloc(cap * sizeof *r->r);
-    const unsigned char *p = d->d_buf, *end = p + d->d_size;
-    while (r->r && p && p < end)
-        p = aranges_set(p, end, r, cap);
-}
-
-/* Whether ADDR has debugging information, as far as .debug_aranges says. */
-static int has_debug_info(const struct ranges *r, uint64_t addr)
-{
-    for (size_t i = 0; i < r->n; i++)
-        if (addr >= r->r[i][0] && addr < r->r[i][1])
-            return 1;
-    return 0;
-}
-
-/* Without .debug_aranges (clang does not emit it): whether FILE is named
- * in the line-table strings, i.e. whether some unit with debugging
- * information was compiled from it. */
-static int file_in_debug_strings(Elf *elf, const char *file)
-{
-    static const char *const secs[] = {".debug_line_str", ".debug_line", ".debug_str"};
-    size_t len = strlen(file);
-    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
-        Elf_Scn *scn = find_section(elf, 0, secs[i]);
-        Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-        if (!d || !d->d_buf)
-            continue;
-        const char *p = d->d_buf, *end = p + d->d_size;
-        while ((p = memmem(p, (size_t)(end - p), file, len + 1)) != NULL) {
-            if (p == (const char *)d->d_buf || p[-1] == '\0' || p[-1] == '/')
-                return 1;
-            p++;
-        }
-    }
-    return 0;
-}
-
 /* Collects the candidate symbols of SCN into *OUT.  Static functions are
- * tagged with the preceding STT_FILE name when WITH_FILES (the binary has
- * debugging information, from which gprof would name their files). */
-static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, unsigned flags, struct cand **out)
+ * tagged with the source file that DW names for their first address, as
+ * gprof names them (it asks for the file, function and a line, non-zero). */
+static size_t collect(Elf *elf, Elf_Scn *scn, const struct dwi *dw, unsigned flags,
+                      struct cand **out)
 {
     GElf_Shdr sh;
     Elf_Data *data = elf_getdata(scn, NULL);
@@ -217,9 +121,6 @@ static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, unsigned flags, st
         return 0;
     size_t count = sh.sh_size / sh.sh_entsize, n = 0;
     struct cand *c = calloc(count ? count : 1, sizeof *c);
-    const char *file = NULL;
-    struct ranges ar;
-    read_aranges(elf, &ar);
     Elf_Data *str = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
     const char *limit = str && str->d_buf ? (const char *)str->d_buf + str->d_size : NULL;
     for (size_t i = 0; c && i < count; i++) {
@@ -229,23 +130,23 @@ static size_t collect(Elf *elf, Elf_Scn *scn, int with_files, unsigned flags, st
         const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
         if (!name)
             continue;
-        if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
-            file = name;
         int inside = limit && name >= (const char *)str->d_buf && name < limit;
         int cls = sym_class(elf, &sym, name, inside ? limit : name + strlen(name) + 1, flags);
         int type = GELF_ST_TYPE(sym.st_info);
         if (!cls || (cls == 't' && (flags & SYMTAB_NO_STATIC)))
             continue;
-        c[n].s = (struct symtab_sym){
-            sym.st_value, 0, name, NULL, cls == 't', type == STT_FUNC || type == STT_GNU_IFUNC, 0};
-        if (cls == 't' && with_files && file && file[0] &&
-            (ar.r ? has_debug_info(&ar, sym.st_value) : file_in_debug_strings(elf, file)))
-            c[n].s.file = base_name(file);
+        c[n].s = (struct symtab_sym){.addr = sym.st_value,
+                                     .name = name,
+                                     .is_static = cls == 't',
+                                     .is_func = type == STT_FUNC || type == STT_GNU_IFUNC,
+                                     .order = i};
+        const struct dwi_row *row = cls == 't' && dw ? dwi_line(dw, sym.st_value) : NULL;
+        if (row && row->line != 0)
+            c[n].s.file = base_name(dw->files[row->file]);
         c[n].order = i;
         c[n].size = sym.st_size;
         n++;
     }
-    free(ar.r);
     *out = c;
     return c ? n : 0;
 }
@@ -348,9 +249,31 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
     Elf_Scn *scn = find_section(elf, SHT_SYMTAB, NULL);
     if (!scn)
         scn = find_section(elf, SHT_DYNSYM, NULL);
-    int with_files = find_section(elf, 0, ".debug_line") != NULL;
+    struct dwi dw;
+    char note[512];
+    int drc = 1;
+    memset(&dw, 0, sizeof dw);
+    if (!(flags & SYMTAB_NO_LINES))
+        drc = dwi_load(&dw, elf, path, 0, note, sizeof note);
+    if (drc < 0) {
+        snprintf(err, errsz, "%s", note);
+        return -1;
+    }
+    t->debug = dw.nrows > 0 ? (drc ? 2 : 1) : 0;
+    if (drc == 2)
+        t->note = strdup(note);
     struct cand *c = NULL;
-    size_t n = scn ? collect(elf, scn, with_files, flags, &c) : 0;
+    size_t n = scn ? collect(elf, scn, dw.nrows ? &dw : NULL, flags, &c) : 0;
+    struct plt_name *plt = NULL;
+    size_t nplt = flags & SYMTAB_PLT ? plt_names(elf, &plt) : 0;
+    struct cand *more = nplt ? realloc(c, (n + nplt) * sizeof *c) : NULL;
+    if (more) {
+        c = more;
+        for (size_t i = 0; i < nplt; i++)
+            c[n++] =
+                (struct cand){{.addr = plt[i].addr, .name = plt[i].name, .is_func = 1}, (size_t)-1,
+                              16}; /* a PLT entry is 16 bytes */
+    }
     n = finalize(c, n, text.sh_addr + text.sh_size, flags);
     int rc = 0;
     if (n == 0) {
@@ -361,6 +284,10 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
         rc = -1;
     }
     free(c);
+    for (size_t i = 0; i < nplt; i++)
+        free(plt[i].name);
+    free(plt);
+    dwi_free(&dw);
     return rc;
 }
 
@@ -397,6 +324,7 @@ void symtab_free(struct symtab *t)
 {
     free(t->syms);
     free(t->strings);
+    free(t->note);
     memset(t, 0, sizeof *t);
 }
 

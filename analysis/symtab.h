@@ -15,6 +15,8 @@ struct symtab_sym {
     int is_static;    /* a local symbol ('t' in nm terms) */
     int is_func;      /* STT_FUNC or STT_GNU_IFUNC */
     int is_runtime;   /* libcgprof's own code (cgprof profiles): left out like mcount */
+    unsigned line;    /* line-level tables (lines.c): the source line, file its full path */
+    size_t order;     /* position in the ELF symbol table (lines.c: after all of them) */
 };
 
 /* Symbols sorted by address, one per address (aliases collapsed). */
@@ -22,6 +24,8 @@ struct symtab {
     struct symtab_sym *syms;
     size_t n;
     char *strings; /* storage for all names */
+    int debug;     /* line information: 0 none, 1 read, 2 read in part (see note) */
+    char *note;    /* what of the debugging information could not be read, or NULL */
 };
 
 /* Loads the function symbols of PATH (.symtab, else .dynsym).  Returns 0,
@@ -38,7 +42,13 @@ int symtab_load(struct symtab *t, const char *path, char *err, size_t errsz);
 /* A symbol with a size owns only its own bytes, not those up to the next
  * symbol (which then belong to no symbol): for libraries in a cgprof
  * profile, whose stripped .dynsym leaves local functions unnamed. */
-#define SYMTAB_SIZES 4u
+#define SYMTAB_SIZES 16u
+/* No DWARF read (static functions get no file): for gprof -l, whose
+ * line-level table (lines.c) reads it itself. */
+#define SYMTAB_NO_LINES 4u
+/* PLT stubs named "malloc@plt" (plt.c), as perf names them: for cgprof
+ * profiles; gprof gives their time to _init. */
+#define SYMTAB_PLT 8u
 int symtab_load_flags(struct symtab *t, const char *path, unsigned flags, char *err, size_t errsz);
 void symtab_free(struct symtab *t);
 

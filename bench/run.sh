@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench/run.sh: overhead of cgprof's runtime against glibc's, measured side
-# by side in one run, and the cost of sampling.  Prints a table; every
-# figure is the median CPU time (user + system) of RUNS runs (default 11),
-# taken in turn so that drifts of this shared machine hit each variant alike.
+# by side in one run, the cost of sampling, and the speed of reports (flat
+# profile and call graph of Lua; line by line, -l, of SQLite).  Prints a
+# table; every figure is the median CPU time (user + system) of RUNS runs
+# (default 11), taken in turn so that drifts of this shared machine hit
+# each variant alike.
 #
 #   per-call cost = (time with the runtime - time with an empty mcount) / calls
 #   ratio         = cgprof's added cost / glibc's added cost   (required <= 0.8)
@@ -102,6 +104,32 @@ rg=$(median <"$W/r.gprof"); rc=$(median <"$W/r.cgprof")
 awk -v a="$rg" -v b="$rc" 'BEGIN {
     printf "report: flat profile + call graph of Lua 5.4 (-b), CPU time:\n"
     printf "  gprof %d ms, cgprof report %d ms (target: no slower than gprof) %s\n\n", a, b, b <= a ? "PASS" : "SLOWER"
+}'
+
+# Line-level report: cgprof report -l against gprof -l on SQLite's
+# speedtest1 (Debian source, -O2 -g -pg), same bytes.  gprof -l looks up
+# every byte of the text one by one and takes tens of seconds, so it runs
+# once; cgprof report -l RUNS times (median).
+sh "$ROOT/bench/fetch-sqlite.sh" "$W/sqlite-src"
+SQ=$(ls -d "$W"/sqlite-src/sqlite3-*/ | head -n 1)
+[ -x "$W/speedtest1" ] || gcc -O2 -g -pg -DSQLITE_OMIT_LOAD_EXTENSION -I"$SQ" \
+    "$SQ/test/speedtest1.c" "$SQ/sqlite3.c" -o "$W/speedtest1" -lm -lpthread
+(cd "$W" && rm -f gmon.out && ./speedtest1 >/dev/null && mv gmon.out speedtest1.gmon)
+lg=$(ms sh -c 'gprof -b -l "$1" "$2" >"$3"' sh "$W/speedtest1" "$W/speedtest1.gmon" "$W/l.gprof")
+: >"$W/l.cgprof"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    ms "$BUILD/cgprof" report -b -l "$W/speedtest1" "$W/speedtest1.gmon" >>"$W/l.cgprof"
+    i=$((i + 1))
+done
+"$BUILD/cgprof" report -b -l "$W/speedtest1" "$W/speedtest1.gmon" >"$W/l.cgprof.out"
+same=no
+cmp -s "$W/l.gprof" "$W/l.cgprof.out" && same=yes
+awk -v a="$lg" -v b="$(median <"$W/l.cgprof")" -v same=$same -v n="$(wc -l <"$W/l.gprof")" 'BEGIN {
+    r = b > 0 ? a / b : a
+    printf "line-level report (-b -l) of SQLite speedtest1 (-O2 -g -pg), CPU time:\n"
+    printf "  gprof %d ms, cgprof report %d ms: %.0fx faster (target >= 100x) %s; %d lines, same bytes: %s\n\n",
+        a, b, r, r >= 100 ? "PASS" : "SLOWER", n, same
 }'
 
 # Threads: the same work per thread on 1 and on 2 threads (2 cores), call

@@ -6,8 +6,13 @@
 #include "disasm.h"
 #include "gmon.h"
 #include "gprof_text.h"
+#include "annotate.h"
+#include "bbcount.h"
 #include "json.h"
 #include "load.h"
+#include "srcsamples.h"
+#include "symspec.h"
+#include "lines.h"
 #include "modmap.h"
 #include "stacks.h"
 #include "symtab.h"
@@ -35,11 +40,17 @@ static void report_usage(FILE *f)
           "before)\n"
           "  -b, --brief                     no explanations after the tables\n"
           "  -c, --static-call-graph         add calls found in the text as arcs with count 0\n"
+          "  -C, --exec-counts               execution counts of functions (-l: of lines, blocks)\n"
           "  -D, --ignore-non-functions      (accepted; gprof leaves nothing out on ELF)\n"
           "  -e NAME / -E NAME               leave NAME out of the call graph / and its time\n"
           "  -f NAME / -F NAME               only NAME and its callees in the graph / and time\n"
           "  -k FROM/TO                      leave out the arcs from FROM to TO\n"
-          "  -m N, --min-count=N             (line-level reports only)\n"
+          "  -A, --annotated-source          the sources with each function's calls (-g)\n"
+          "  -i, --file-info                 what each gmon.out holds\n"
+          "  -I DIRS                         where to look for sources (colon-separated)\n"
+          "  -J, --no-annotated-source       no annotated source\n"
+          "  -l, --line                      line by line (a program built with -g)\n"
+          "  -m N, --min-count=N             -A: fewer calls are shown as #####\n"
           "  -n NAME, --time=NAME            only NAME's time is propagated\n"
           "  -N NAME, --no-time=NAME         NAME's time is not propagated\n"
           "  -p[NAME], --flat-profile[=NAME] print the flat profile [of NAME only]\n"
@@ -48,7 +59,10 @@ static void report_usage(FILE *f)
           "  -Q[NAME], --no-graph[=NAME]     no call graph [leave NAME out of it]\n"
           "  -s, --sum                       write the summed profiles to gmon.sum\n"
           "  -T, --traditional               the traditional BSD layout\n"
+          "  -t N, --table-length=N          -A: lines in the Top N Lines table (default 10)\n"
           "  -w N, --width=N                 index width (default 80)\n"
+          "  -x, --all-lines                 -A: a count on every executed line\n"
+          "  -y, --separate-files            -A: write FILE-ann files instead\n"
           "  -z, --display-unused-functions  include functions never called nor sampled\n"
           "  -Z, --no-exec-counts            no execution counts\n"
           "  --demangle[=STYLE], --no-demangle  C++ names demangled (default) or not\n"
@@ -69,6 +83,8 @@ static void report_usage(FILE *f)
 #define STYLE_GRAPH 2u
 #define STYLE_SUM   4u
 #define STYLE_EXEC  8u
+#define STYLE_INFO  16u
+#define STYLE_ANNO  32u
 
 struct report_args {
     struct gprof_text_opts text;
@@ -82,10 +98,14 @@ struct report_args {
     const char *prog;
     char **gmons;
     int ngmons;
-    int json;    /* --json */
-    int threads; /* --threads */
-    int cgdata;  /* the profile is in cgprof's format */
-    int counts;  /* --propagate=counts: gprof's estimate even with stacks */
+    int json;                  /* --json */
+    int threads;               /* --threads */
+    int cgdata;                /* the profile is in cgprof's format */
+    int counts;                /* --propagate=counts: gprof's estimate even with stacks */
+    int lines;                 /* -l: line by line */
+    int positional;            /* a symbol spec names a file or a line */
+    struct annotate_opts anno; /* -A and its options */
+    char *dirs[64];            /* -I */
 };
 
 #define OPT_DEMANGLE    256
@@ -98,12 +118,12 @@ struct report_args {
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
 static int add_spec(struct report_args *a, int opt, const char *name, enum cg_table table)
 {
-    if (name[0] == '\0' || strchr(name, '.') || strchr(name, ':') ||
-        isdigit((unsigned char)name[0])) {
-        fprintf(stderr, "cgprof report: -%c %s: file and line specifications not yet supported\n",
-                opt, name);
+    if (name[0] == '\0') {
+        fprintf(stderr, "cgprof report: -%c: empty symbol specification\n", opt);
         return 2;
     }
+    if (symspec_positional(name))
+        a->positional = 1;
     if (a->nspecs == sizeof a->specs / sizeof a->specs[0]) {
         fprintf(stderr, "cgprof report: too many function names\n");
         return 2;
@@ -185,6 +205,8 @@ static int demangle_style(struct report_args *a, const char *style)
     return 2;
 }
 
+static int add_dirs(struct report_args *a, char *arg);
+
 /* One option; returns 0 to go on, -1 to exit 0 (help), 2 on a usage error. */
 static int one_opt(struct report_args *a, int c, char *arg, char **argv)
 {
@@ -214,7 +236,10 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case 'k':
         return add_arc_spec(a, arg);
     case 'm':
-        return parse_number(c, arg, &ignored); /* counts only line-level output uses */
+        if (parse_number(c, arg, &ignored) != 0)
+            return 2;
+        a->anno.min_calls = ignored > 0 ? (unsigned long)ignored : 0;
+        return 0;
     case 'n':
         return add_spec(a, c, arg, CG_INCL_TIME);
     case 'N':
@@ -271,21 +296,49 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     case OPT_INLINE:
         fprintf(stderr, "cgprof report: --inline-file-names: not yet supported\n");
         return 2;
-    case 'A':
-    case 'C':
-    case 'd':
-    case 'i':
-    case 'I':
-    case 'J':
     case 'l':
+        a->lines = 1;
+        return 0;
+    case 'i':
+        a->style |= STYLE_INFO;
+        a->user |= STYLE_INFO;
+        return 0;
+    case 'A':
+    case 'J':
+        if (arg) {
+            fprintf(stderr, "cgprof report: -%c NAME: not yet supported\n", c);
+            return 2;
+        }
+        if (c == 'A')
+            a->style |= STYLE_ANNO;
+        else
+            a->style &= ~STYLE_ANNO;
+        a->user |= STYLE_ANNO;
+        return 0;
+    case 'x':
+        a->anno.all_lines = 1;
+        return 0;
+    case 'y':
+        a->anno.to_files = 1;
+        return 0;
+    case 't':
+        return parse_number(c, arg, &a->anno.table_len);
+    case 'I':
+        return add_dirs(a, arg);
+    case 'C':
+        if (arg) {
+            fprintf(stderr, "cgprof report: -C NAME: not yet supported\n");
+            return 2;
+        }
+        a->style |= STYLE_EXEC;
+        a->user |= STYLE_EXEC;
+        return 0;
+    case 'd':
     case 'L':
     case 'O':
     case 'r':
     case 'R':
     case 'S':
-    case 't':
-    case 'x':
-    case 'y':
         fprintf(stderr, "cgprof report: -%c: not yet supported\n", c);
         return 2;
     default:
@@ -301,10 +354,29 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
     }
 }
 
+/* -I DIRS: a colon-separated list of directories searched for sources. */
+static int add_dirs(struct report_args *a, char *arg)
+{
+    for (char *d = strtok(arg, ":"); d; d = strtok(NULL, ":")) {
+        if (a->anno.ndirs == sizeof a->dirs / sizeof a->dirs[0]) {
+            fprintf(stderr, "cgprof report: too many -I directories\n");
+            return 2;
+        }
+        a->dirs[a->anno.ndirs++] = d;
+    }
+    a->anno.dirs = a->dirs;
+    return 0;
+}
+
 /* The positional arguments: [PROG [GMON...]], or a cgprof profile alone
  * (load.c's choice, shared with export). */
 static int pick_inputs(struct report_args *a, int n, char **args)
 {
+    if (a->json && (a->lines || (a->style & (STYLE_ANNO | STYLE_EXEC)))) {
+        fprintf(stderr, "cgprof report: --json with %s: not supported yet\n",
+                a->lines ? "-l" : (a->style & STYLE_ANNO) ? "-A" : "-C");
+        return 2;
+    }
     struct load_inputs in;
     if (load_pick_inputs(&in, n, args, "cgprof report") != 0)
         return 2;
@@ -312,9 +384,14 @@ static int pick_inputs(struct report_args *a, int n, char **args)
     a->gmons = in.files;
     a->ngmons = in.nfiles;
     a->cgdata = in.cgdata;
-    if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM))) {
+    if (a->cgdata &&
+        (a->static_calls || (a->style & (STYLE_SUM | STYLE_INFO | STYLE_ANNO)) || a->lines)) {
         fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
-                a->static_calls ? "-c" : "-s");
+                a->static_calls                ? "-c"
+                : a->lines                     ? "-l"
+                : (a->style & STYLE_INFO) != 0 ? "-i"
+                : (a->style & STYLE_ANNO) != 0 ? "-A"
+                                               : "-s");
         return 2;
     }
     return 0;
@@ -369,6 +446,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
     optind = 1;
     opterr = 0;
     a->text.demangle = 1;
+    a->anno.min_calls = 1;
+    a->anno.table_len = 10;
     while ((c = getopt_long(argc, argv,
                             "+aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:"
                             "Tvw:xyzZ::",
@@ -395,6 +474,28 @@ static void choose_tables(struct report_args *a, int has_samples, int has_arcs)
     a->text.flat = (style & STYLE_FLAT) != 0;
     a->text.graph = (style & STYLE_GRAPH) != 0;
     a->style = style;
+}
+
+/* Reads the gmon.out files; with -i, says what each holds as gprof does. */
+static int load_profiles(struct report_args *a, struct gmon_data *gd, char *err)
+{
+    static char *default_gmon[] = {"gmon.out"};
+    char **files = a->ngmons ? a->gmons : default_gmon;
+    int n = a->ngmons ? a->ngmons : 1;
+    for (int i = 0; i < n; i++) {
+        uint64_t h = gd->nhist_tags, c = gd->narc_tags, b = gd->nbb_tags;
+        if (gmon_read(gd, files[i], err, ERR_LEN) != 0)
+            return -1;
+        if (!(a->style & STYLE_INFO))
+            continue;
+        h = gd->nhist_tags - h, c = gd->narc_tags - c, b = gd->nbb_tags - b;
+        printf("File `%s' (version %u) contains:\n", files[i], (unsigned)gd->version);
+        printf("\t%llu histogram record%s\n", (unsigned long long)h, h == 1 ? "" : "s");
+        printf("\t%llu call-graph record%s\n", (unsigned long long)c, c == 1 ? "" : "s");
+        printf("\t%llu basic-block count record%s\n", (unsigned long long)b, b == 1 ? "" : "s");
+        a->text.after_info = 1;
+    }
+    return 0;
 }
 
 /* -c: the calls found in the text, into O. Returns 0, or -1 after a message. */
@@ -497,6 +598,76 @@ static void check_names(const struct report_args *a, const struct symtab *st)
     }
 }
 
+/* -C and -A: the execution counts, and the sources annotated with them,
+ * of each function (with -l, of each line symbol, with its basic-block
+ * counts).  0, or 1 after a message. */
+static int print_sources(struct report_args *a, const struct symtab *st, const struct gmon_data *gd,
+                         const struct callgraph *g)
+{
+    char err[ERR_LEN];
+    struct symtab own;
+    const struct symtab *pos = st;
+    memset(&own, 0, sizeof own);
+    if (!a->lines) { /* function symbols: their positions are looked up here */
+        if (lines_positions(&own, st, a->prog, err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            return 1;
+        }
+        pos = &own;
+    }
+    uint64_t *calls = malloc((g->nsyms ? g->nsyms : 1) * sizeof *calls);
+    struct bb_slots *bbs = a->lines && gd->nbbs ? bb_attach(pos, gd) : NULL;
+    int rc = calls && (bbs || !a->lines || !gd->nbbs) ? 0 : 1;
+    for (size_t i = 0; rc == 0 && i < g->nsyms; i++)
+        calls[i] = g->nodes[i].ncalls;
+    int before = a->text.after_info || a->text.flat || a->text.graph;
+    if (rc == 0 && (a->style & STYLE_EXEC)) {
+        annotate_exec_counts(stdout, pos, calls, bbs, a->text.show_zeros, before);
+        before = 1;
+    }
+    a->anno.printed_before = before;
+    a->anno.show_zeros = a->text.show_zeros;
+    if (rc == 0 && (a->style & STYLE_ANNO) &&
+        annotate_print(stdout, pos, calls, bbs, &a->anno, "cgprof report") != 0)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "cgprof report: out of memory annotating the sources\n");
+    free(bbs);
+    free(calls);
+    symtab_free(&own);
+    return rc;
+}
+
+/* Symbol specs naming files or lines: every spec is matched against the
+ * symbols' source positions here, as gprof matches them, into *BITS (one
+ * set of tables per symbol) for the model.  0, or 1 after a message. */
+static int match_specs(const struct report_args *a, const struct symtab *st, struct cg_opts *o,
+                       unsigned **bits)
+{
+    char err[ERR_LEN];
+    struct symtab own;
+    const struct symtab *pos = st;
+    memset(&own, 0, sizeof own);
+    if (!a->lines) {
+        if (lines_positions(&own, st, a->prog, err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            return 1;
+        }
+        pos = &own;
+    }
+    *bits = calloc(st->n ? st->n : 1, sizeof **bits);
+    if (!*bits) {
+        fprintf(stderr, "cgprof report: out of memory matching symbol specifications\n");
+        symtab_free(&own);
+        return 1;
+    }
+    symspec_apply(pos, o->specs, o->nspecs, *bits);
+    o->sym_tables = *bits;
+    o->nspecs = 0; /* all matched here */
+    symtab_free(&own);
+    return 0;
+}
+
 static int analyze_and_print(struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, const struct cg_opts *pcs,
                              const char *prog, const struct cgdata *cd)
@@ -507,6 +678,7 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     struct cg_opts o = {
         .specs = a->specs, .nspecs = a->nspecs, .excl_arcs = a->arcs, .nexcl_arcs = a->narcs};
     o.show_zeros = a->text.show_zeros;
+    o.callee_is_func = pcs == NULL;
     if (pcs) {
         o.dense_index = 1;
         o.pc_samples = pcs->pc_samples;
@@ -526,14 +698,24 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
             return 1;
         }
     }
-    if (a->static_calls && find_static_calls(a, st, gd, &o) != 0)
+    /* gprof 2.40 adds no calls found in the text to a line-level graph */
+    if (a->static_calls && !a->lines && find_static_calls(a, st, gd, &o) != 0)
         return 1;
+    unsigned *bits = NULL;
+    if (a->positional && match_specs(a, st, &o, &bits) != 0) {
+        free((void *)o.static_calls);
+        return 1;
+    }
     struct stacks stk;
     if (has_stacks && stack_calls(a->ngmons ? a->gmons[0] : "cgprof.data", cd, st, &stk,
-                                  measured ? &o : NULL) != 0)
+                                  measured ? &o : NULL) != 0) {
+        free((void *)o.static_calls);
+        free(bits);
         return 1;
+    }
     int rc = cg_build_opts(&g, st, gd, &o, err, sizeof err);
     free((void *)o.static_calls);
+    free(bits);
     if (rc == -2) { /* the profile's fault: name it */
         fprintf(stderr, "cgprof report: %s%s: %s\n", a->ngmons ? a->gmons[0] : "gmon.out",
                 a->ngmons > 1 ? " and the others" : "", err);
@@ -555,31 +737,78 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                 "of memory)\n",
                 (unsigned long long)gd->lost_calls);
     if (a->json) {
+        struct src_lines lines;
+        int have = cd && src_lines_build(&lines, cd) == 0;
         json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL, cd ? cd->nthreads : 0,
-                   has_stacks ? &stk : NULL);
+                   has_stacks ? &stk : NULL, have ? &lines : NULL);
+        if (have)
+            src_lines_free(&lines);
     } else {
         if (a->threads && cd)
             print_threads(cd, g.rate > 0 ? g.rate : 1);
         gprof_text_print(stdout, &g, &a->text);
+        if ((a->style & (STYLE_ANNO | STYLE_EXEC)) && print_sources(a, st, gd, &g) != 0)
+            rc = 1;
     }
     cg_free(&g);
     if (has_stacks)
         stacks_free(&stk);
-    rc = fflush(stdout) == 0 ? 0 : 1;
-    if (rc)
+    if (fflush(stdout) != 0) {
         fprintf(stderr, "cgprof report: error writing the report\n");
+        rc = 1;
+    }
     return rc;
 }
 
 static int run(struct report_args *a)
 {
-    struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata};
-    struct load_profile p;
+    if (a->cgdata) { /* a cgprof profile: load.c, as export reads it */
+        struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata};
+        struct load_profile p;
+        int rc = 1;
+        if (load_profile(&p, &in, a->sym_flags | SYMTAB_PLT, a->json, "cgprof report") == 0)
+            rc = analyze_and_print(a, p.st, p.gd, &p.pcs, p.prog, &p.d);
+        load_free(&p);
+        return rc;
+    }
+    char err[ERR_LEN];
+    struct symtab st;
+    struct gmon_data gd;
+    gmon_init(&gd);
+    unsigned flags = a->sym_flags | (a->lines ? SYMTAB_NO_LINES : 0);
+    if (symtab_load_flags(&st, a->prog, flags, err, sizeof err) != 0) {
+        fprintf(stderr, "cgprof report: %s\n", err);
+        return 1;
+    }
+    if (st.note)
+        fprintf(stderr, "cgprof report: warning: %s\n", st.note);
+
+    struct symtab lst;
+    memset(&lst, 0, sizeof lst);
     int rc = 1;
-    if (load_profile(&p, &in, a->sym_flags, a->json, "cgprof report") == 0)
-        rc = analyze_and_print(a, p.st, p.gd, p.cgdata ? &p.pcs : NULL, p.prog,
-                               p.cgdata ? &p.d : NULL);
-    load_free(&p);
+    if (a->lines) {
+        int lrc = lines_symtab(&lst, &st, a->prog, err, sizeof err);
+        if (lrc < 0) {
+            fprintf(stderr, "cgprof report: %s\n", err);
+            symtab_free(&st);
+            return 1;
+        }
+        if (lrc == 1)
+            fprintf(stderr, "cgprof report: note: %s; functions are shown without lines\n", err);
+        else if (lrc == 2)
+            fprintf(stderr, "cgprof report: warning: %s\n", err);
+        a->text.line_syms = &lst;
+    }
+    if (load_profiles(a, &gd, err) == 0) {
+        if (gd.nbbs && !a->lines) /* (gprof's words) */
+            fprintf(stderr, "cgprof report: warning: ignoring basic-block exec counts (use -l or "
+                            "--line)\n");
+        rc = analyze_and_print(a, a->lines ? &lst : &st, &gd, NULL, a->prog, NULL);
+    } else
+        fprintf(stderr, "cgprof report: %s\n", err);
+    gmon_free(&gd);
+    symtab_free(&lst);
+    symtab_free(&st);
     return rc;
 }
 

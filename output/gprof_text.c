@@ -13,6 +13,7 @@
  */
 #include "gprof_text.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,20 @@ char *gprof_text_demangle(const char *name)
         memcpy(r + pre + dlen, at ? at : "", slen + 1);
     }
     free(d);
+    return r;
+}
+
+/* gprof -l: NAME (or SHOWN, which it replaces) followed by
+ * " (file:line @ address)", the file without its directories. */
+static char *with_line(char *shown, const char *name, const struct symtab_sym *s)
+{
+    const char *base = strrchr(s->file, '/');
+    base = base ? base + 1 : s->file;
+    char *r = NULL;
+    if (asprintf(&r, "%s (%s:%u @ %llx)", shown ? shown : name, base, s->line,
+                 (unsigned long long)s->addr) < 0)
+        r = NULL;
+    free(shown);
     return r;
 }
 
@@ -501,6 +516,9 @@ static int skip_entry(const struct pr *p, const struct cg_node *n)
         return !n->has_entry;
     if (!n->print_flag)
         return 1;
+    size_t i = (size_t)(n - p->g->nodes);
+    if (p->o->line_syms && (i >= p->o->line_syms->n || !p->o->line_syms->syms[i].is_func))
+        return 1; /* -l: entries only for functions (not for lines, nor cycles) */
     /* measured: every function another entry names as caller or callee
      * has its own entry, so each printed [index] leads somewhere */
     if (p->g->measured && (n->first_parent != CG_NONE || n->first_child != CG_NONE))
@@ -572,7 +590,7 @@ static int index_entry(struct pr *p, const struct cg_node *n, int col, int start
         const char *name = shown(p, n);
         fputs(name, p->out);
         col += (int)strlen(name);
-        if (n->file) {
+        if (n->file && !p->o->line_syms) {
             fprintf(p->out, " (%s)", n->file);
             col += (int)strlen(n->file) + 3;
         }
@@ -614,11 +632,14 @@ static void print_index(struct pr *p)
 
 void gprof_text_print(FILE *out, const struct callgraph *g, const struct gprof_text_opts *o)
 {
-    struct pr p = {out, g, o, 1, NULL, o->bsd ? 11 : 7};
-    if (o->demangle && !o->bsd && g->nsyms > 0) {
+    struct pr p = {out, g, o, !o->after_info, NULL, o->bsd ? 11 : 7};
+    if (((o->demangle && !o->bsd) || o->line_syms) && g->nsyms > 0) {
         p.shown = calloc(g->nsyms, sizeof *p.shown);
-        for (size_t i = 0; p.shown && i < g->nsyms; i++)
-            p.shown[i] = gprof_text_demangle(g->nodes[i].name);
+        for (size_t i = 0; p.shown && i < g->nsyms; i++) {
+            p.shown[i] = o->demangle && !o->bsd ? gprof_text_demangle(g->nodes[i].name) : NULL;
+            if (o->line_syms && i < o->line_syms->n && o->line_syms->syms[i].file)
+                p.shown[i] = with_line(p.shown[i], g->nodes[i].name, &o->line_syms->syms[i]);
+        }
     }
     if (o->bsd) {
         if (o->graph)

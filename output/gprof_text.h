@@ -14,6 +14,10 @@ struct gprof_text_opts {
     int demangle;   /* C++ names demangled (gprof's default; ignored when traditional) */
     int bsd;        /* the traditional BSD layout (gprof -T) */
     int width;      /* output width for the index (gprof -w); 0 means 80 */
+    /* gprof -l: the line-level symbols (lines.c) the model was built from;
+     * names are shown with "(file:line @ address)" */
+    const struct symtab *line_syms;
+    int after_info; /* something (-i) was printed before the tables */
 };
 
 /* NAME demangled as gprof shows it (libiberty's GNU v3 scheme, only for

@@ -189,6 +189,23 @@ static void print_stacks(FILE *out, const struct callgraph *g, const struct stac
     fputs(s->n ? "\n  ]}" : "]}", out);
 }
 
+/* A cgprof profile's samples by source line. */
+static void print_lines(FILE *out, const struct callgraph *g, const struct src_lines *l)
+{
+    fputs(",\n  \"lines\": [", out);
+    for (size_t i = 0; i < l->n; i++) {
+        fputs(i ? ",\n    {\"file\": " : "\n    {\"file\": ", out);
+        put_string(out, l->v[i].file);
+        fprintf(out, ", \"line\": %u, \"module\": ", l->v[i].line);
+        put_string(out, l->v[i].module);
+        fprintf(out,
+                ", \"samples\": %llu, \"self_seconds\": ", (unsigned long long)l->v[i].samples);
+        put_seconds(out, (double)l->v[i].samples, g->rate);
+        fputc('}', out);
+    }
+    fputs(l->n ? "\n  ]" : "]", out);
+}
+
 static void print_threads(FILE *out, const struct callgraph *g, const struct cgdata_thread *t,
                           size_t n)
 {
@@ -204,7 +221,8 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 }
 
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks)
+                const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks,
+                const struct src_lines *lines)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
@@ -221,5 +239,7 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     print_arcs(out, g);
     if (stacks)
         print_stacks(out, g, stacks);
+    if (lines)
+        print_lines(out, g, lines);
     fputs("\n}\n", out);
 }

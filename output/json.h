@@ -5,6 +5,7 @@
 #include "callgraph.h"
 #include "cgdata.h"
 #include "stacks.h"
+#include "srcsamples.h"
 
 #include <stdio.h>
 
@@ -13,8 +14,9 @@
 /* Prints G as one JSON document.  LOST_CALLS is the runtime's count of
  * calls it could not record; PROG names the executable; THREADS (N of
  * them, or none) are a cgprof profile's per-thread totals; STACKS, its
- * sampled stacks (or NULL). */
+ * sampled stacks (or NULL); LINES (or NULL) its samples by source line. */
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
-                const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks);
+                const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks,
+                const struct src_lines *lines);
 
 #endif

@@ -2,7 +2,7 @@
 # deps.sh: installs the Debian packages that building and testing cgprof
 # need, asking apt only when one is missing.  Needs root for the install.
 set -e
-need="make gcc g++ libc6-dev libc6-dbg linux-perf clang binutils libelf-dev libcapstone-dev strace gawk libclang-rt-14-dev"
+need="make gcc g++ libc6-dev libc6-dbg linux-perf clang binutils libelf-dev libdw-dev libcapstone-dev strace gawk libclang-rt-14-dev tcl8.6"
 # cgprof export: protobuf-c and zlib (pprof); the readers its tests open
 # the exports in: go tool pprof, callgrind_annotate, dot, headless Chromium
 need="$need protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go valgrind graphviz chromium"

@@ -6,7 +6,7 @@ for src in "$ROOT"/tests/unit/test_*.c; do
     name=$(basename "$src" .c)
     test_expect "unit: $name" "
         cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I$ROOT/analysis -I$ROOT/output \
-            $src $ROOT/analysis/*.c -lelf -lm -o $name && ./$name
+            $src $ROOT/analysis/*.c -ldw -lelf -lm -o $name && ./$name
     "
 done
 test_done

@@ -2,9 +2,11 @@
 # t0240: the profile readers under libFuzzer (ASan+UBSan) for a bounded
 # time: gmon.out (GNU, BSD) from tests/fuzz/corpus, cgprof profiles from
 # tests/fuzz/corpus-cgdata (made by `cgprof record -o` of tests/progs/calls,
-# tests/progs/cxx.cc and /bin/true), each analyzed and printed as well.  A
-# crash, leak, timeout or RSS blow-up fails.
-# FUZZ_TIME=seconds overrides the default 60.
+# tests/progs/cxx.cc, tests/progs/stackchain.c and /bin/true), each
+# analyzed and printed as well, and the DWARF reader on ELF files from
+# tests/fuzz/corpus-dwarf (make-corpus-dwarf.sh).  A crash, leak, timeout
+# or RSS blow-up fails.
+# FUZZ_TIME=seconds overrides the defaults (60 s each; 20 s for DWARF).
 . "$(dirname "$0")/lib.sh"
 
 if ! make -s -C "$ROOT" BUILD="$WORK" fuzz >"$WORK/make.log" 2>&1; then
@@ -36,5 +38,8 @@ test_expect "gmon.out readers, libFuzzer, ${FUZZ_TIME:-60} s: no crash" "
 "
 test_expect "cgprof profile reader and analysis, libFuzzer, ${FUZZ_TIME:-60} s: no crash" "
     fuzz cgdata $ROOT/tests/fuzz/corpus-cgdata
+"
+test_expect "DWARF reader (ELF files), libFuzzer, ${FUZZ_TIME:-20} s: no crash" "
+    fuzz dwinfo $ROOT/tests/fuzz/corpus-dwarf
 "
 test_done

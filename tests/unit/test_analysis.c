@@ -2,7 +2,8 @@
  *
  * Build and run from the repository root (exits non-zero if a check fails):
  *   cc -std=c11 -D_GNU_SOURCE -Ianalysis tests/unit/test_analysis.c \
- *      analysis/gmon.c analysis/symtab.c analysis/callgraph.c -lelf -o t && ./t
+ *      analysis/gmon.c analysis/symtab.c analysis/callgraph.c analysis/dwinfo.c \
+ *      analysis/elffile.c analysis/plt.c -ldw -lelf -o t && ./t
  */
 #include "callgraph.h"
 #include "gmon.h"

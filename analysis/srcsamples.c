@@ -1,0 +1,133 @@
+/* Samples of a cgprof profile by source line, in every module with debugging information.
+ *
+ * Each sample names its module and its link-time address there, so its
+ * line is one lookup in the module's line table (dwinfo.c), read once per
+ * module that has samples.
+ */
+#include "srcsamples.h"
+#include "dwinfo.h"
+#include "elffile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A sample's line while counting: the file's index in the module's table. */
+struct hit {
+    uint32_t file, line;
+    uint64_t count;
+};
+
+static int hit_cmp(const void *pa, const void *pb)
+{
+    const struct hit *a = pa, *b = pb;
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int line_cmp(const void *pa, const void *pb)
+{
+    const struct src_line *a = pa, *b = pb;
+    if (a->samples != b->samples)
+        return a->samples > b->samples ? -1 : 1;
+    int c = strcmp(a->module, b->module);
+    if (c == 0)
+        c = strcmp(a->file, b->file);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+struct mod_ctx {
+    struct dwi *dw;
+    const char *path;
+};
+
+static int load_dw(Elf *elf, void *ctx)
+{
+    struct mod_ctx *m = ctx;
+    char msg[512];
+    return dwi_load(m->dw, elf, m->path, 0, msg, sizeof msg) < 0 ? -1 : 0;
+}
+
+/* Adds to OUT the lines of module K's samples. */
+static int add_module(struct src_lines *out, size_t *cap, const struct cgdata *d, uint32_t k,
+                      const char *path)
+{
+    struct dwi dw;
+    memset(&dw, 0, sizeof dw);
+    struct mod_ctx ctx = {&dw, path};
+    char err[512];
+    if (elffile_with(path, load_dw, &ctx, err, sizeof err) != 0 || dw.nrows == 0) {
+        dwi_free(&dw);
+        return 0; /* no debugging information: no lines */
+    }
+    struct hit *h = malloc((d->nsamples ? d->nsamples : 1) * sizeof *h);
+    size_t nh = 0;
+    for (size_t i = 0; h && i < d->nsamples; i++) {
+        const struct dwi_row *r;
+        if (d->samples[i].module == k && (r = dwi_line(&dw, d->samples[i].addr)) && r->line)
+            h[nh++] = (struct hit){r->file, r->line, d->samples[i].count};
+    }
+    int rc = h ? 0 : -1;
+    if (nh > 1)
+        qsort(h, nh, sizeof *h, hit_cmp);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; rc == 0 && i < nh;) {
+        size_t j = i;
+        uint64_t sum = 0;
+        for (; j < nh && h[j].file == h[i].file && h[j].line == h[i].line; j++)
+            sum += h[j].count;
+        if (out->n == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 256;
+            struct src_line *v = realloc(out->v, ncap * sizeof *v);
+            if (!v) {
+                rc = -1;
+                break;
+            }
+            out->v = v;
+            *cap = ncap;
+        }
+        char *m = strdup(base), *f = strdup(dw.files[h[i].file]);
+        if (!m || !f) {
+            free(m);
+            free(f);
+            rc = -1;
+            break;
+        }
+        out->v[out->n++] = (struct src_line){m, f, h[i].line, sum};
+        i = j;
+    }
+    free(h);
+    dwi_free(&dw);
+    return rc;
+}
+
+int src_lines_build(struct src_lines *out, const struct cgdata *d)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < d->nmodules; k++) {
+        const struct cgdata_module *m = &d->modules[k];
+        const char *base = strrchr(m->path, '/');
+        base = base ? base + 1 : m->path;
+        if ((m->flags & CGDATA_MOD_VDSO) || m->image || strncmp(base, "libcgprof", 9) == 0)
+            continue;
+        rc = add_module(out, &cap, d, m->id, m->path);
+    }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, line_cmp);
+    if (rc != 0)
+        src_lines_free(out);
+    return rc;
+}
+
+void src_lines_free(struct src_lines *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free((char *)l->v[i].module);
+        free((char *)l->v[i].file);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}

@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -263,6 +264,7 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = (pid_t)syscall(SYS_gettid);
+    prctl(PR_SET_NAME, "cgprof-helper"); /* what the program sees of it */
     uint64_t last = now_ns(), last_scan = 0, carry = 0;
     uint64_t rng = last ^ 0x9E3779B97F4A7C15ull;
     for (;;) {
@@ -304,6 +306,7 @@ static void *sampler_main(void *arg)
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
             syscall(SYS_futex, &flush_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         }
+        cg_helper_tick(now); /* writes asked for, checkpoints (endings.c) */
     }
     return NULL;
 }
@@ -312,6 +315,8 @@ typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
 {
+    if (__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        return 0; /* started already (for checkpoints, or the own format) */
     event = ev;
     start_hz = hz;
     start_period = period;
@@ -340,6 +345,16 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     if (rc == 0)
         __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     return rc == 0 ? 0 : -1;
+}
+
+int cg_sampler_running(void)
+{
+    return __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+}
+
+int cg_sampler_here(void)
+{
+    return running && syscall(SYS_gettid) == sampler_tid;
 }
 
 void cg_sampler_thread_created(void)

@@ -170,6 +170,12 @@ static int install_ours(int sig, const struct sigaction *like)
         sa.sa_mask = like->sa_mask;
     else
         sigemptyset(&sa.sa_mask);
+    /* Every other signal waits while a sample is taken, and comes after
+     * it with the program's own context: a timer of the program that
+     * expired on the same tick (profil's ITIMER_PROF) sees the program's
+     * pc, not ours. */
+    if (sig == cg_sample_sig)
+        sigfillset(&sa.sa_mask);
     if (__sigaction(sig, &sa, NULL) != 0)
         return -1;
     sigs[sig].ours = 1;

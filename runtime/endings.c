@@ -260,12 +260,14 @@ API void _Exit(int status)
 /* ENVP with CGPROF_EXEC=PID:GEN+1:CHILD in place of any earlier one, in
  * mapped memory (exec may follow vfork: no malloc); NULL if none could be
  * made.  *BYTES is what to unmap should exec fail. */
-static char **exec_env(char *const envp[], size_t *bytes, int wrote)
+static char **exec_env(char *const envp[], size_t *bytes, int writes, int wrote)
 {
     static char var[80];
     char num[24], *p = var;
     const char *parts[] = {"CGPROF_EXEC=", cg_utoa((uint64_t)getpid(), num + sizeof num), ":", 0,
                            ":", cg_output_child() ? "1" : "0"};
+    if (!writes)
+        parts[5] = "0"; /* a shell's child is nobody's: the program it runs is */
     char gen[24];
     parts[3] = cg_utoa(cg_exec_gen + (wrote ? 1 : 0), gen + sizeof gen);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
@@ -296,29 +298,19 @@ static char **exec_env(char *const envp[], size_t *bytes, int wrote)
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-static uint64_t samples_taken(void)
-{
-    unsigned n;
-    const struct cg_thread_rec *r = cg_thread_recs(&n);
-    uint64_t total = 0;
-    for (unsigned i = 0; i < n; i++)
-        total += __atomic_load_n(&r[i].samples, __ATOMIC_RELAXED);
-    return total;
-}
-
 /* Runs FN(ARG, ARGV, ENVP) with CGPROF_EXEC added, after the write. */
 static int run_exec(execve_fn fn, fexecve_fn ffn, const char *path, int fd, char *const argv[],
                     char *const envp[])
 {
-    /* an image that leaves a profile: one built with -pg, or the one
-     * cgprof record started if it was sampled (a shell that only execs
-     * the program leaves nothing, and the program keeps the name) */
-    int wrote = __atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED) ||
-                (cg_format == CG_FORMAT_CGPROF && cg_is_root && samples_taken() > 0);
+    /* an image built with -pg leaves its profile, and the next one writes
+     * NAME.execN; one without -pg (a shell that execs the program) leaves
+     * nothing, and the program keeps the name */
+    int writes = __atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED);
+    int wrote = writes;
     if (wrote)
         cg_write_final(CG_END_EXEC);
     size_t bytes = 0;
-    char **env = exec_env(envp, &bytes, wrote);
+    char **env = exec_env(envp, &bytes, writes, wrote);
     char *const *use = env ? env : envp;
     int rc;
     if (fn)

@@ -129,8 +129,8 @@ int main(int argc, char **argv)
     else if (strcmp(how, "segv") == 0)
         *(volatile int *)(sink * 0) = 1;
     else if (strcmp(how, "fpe") == 0) {
-        volatile int zero = 0;
-        sink = 1 / zero;
+        volatile long zero = 0;
+        sink = (sink | 1) / zero;
     }
     else if (strcmp(how, "ill") == 0)
         __builtin_trap();

@@ -14,6 +14,7 @@
 static const unsigned char magic[8] = {0x89, 'C', 'G', 'P', 'R', 'O', 'F', '\n'};
 
 enum { TAG_INFO = 1, TAG_MODULE, TAG_SAMPLES, TAG_ARCS, TAG_TOTALS, TAG_IMAGE, TAG_THREADS };
+enum { TAG_RUNTIME = 16 };
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -232,6 +233,13 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         d->total_calls = get64(c);
         d->lost_calls = get64(c);
         d->unsampled_threads = get64(c);
+        return c->bad ? -1 : 0;
+    case TAG_RUNTIME:
+        d->runtime.helper_cpu_ns = get64(c);
+        d->runtime.write_cpu_ns = get64(c);
+        d->runtime.writes = get64(c);
+        d->runtime.samples = get64(c);
+        d->runtime.present = 1;
         return c->bad ? -1 : 0;
     case TAG_IMAGE: {
         uint32_t id = get32(c);

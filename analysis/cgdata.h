@@ -57,6 +57,11 @@ struct cgdata {
     struct cgdata_thread *threads;
     size_t nthreads;
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
+    /* RUNTIME: what the runtime itself cost, left out of the samples */
+    struct {
+        int present;
+        uint64_t helper_cpu_ns, write_cpu_ns, writes, samples;
+    } runtime;
 };
 
 /* 1 if the N bytes at P start a cgprof profile. */

@@ -540,6 +540,12 @@ static int run_cgdata(struct report_args *a)
     if (d.unsampled_threads)
         fprintf(stderr, "cgprof report: warning: %llu threads could not be sampled\n",
                 (unsigned long long)d.unsampled_threads);
+    if (d.runtime.present && !a->json)
+        fprintf(stderr,
+                "cgprof report: note: the profiler's own work (%llu profile writes, its helper "
+                "thread) took %.1f ms of CPU, left out of this profile\n",
+                (unsigned long long)d.runtime.writes,
+                (double)(d.runtime.helper_cpu_ns + d.runtime.write_cpu_ns) / 1e6);
     /* the profiler's own call counting is left out, as gprof leaves out
      * mcount; say how much it was */
     double all = 0, own = 0;

@@ -209,7 +209,7 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     at = begin(o, TAG_RUNTIME);
     put64(o, c.helper_cpu_ns);
     put64(o, c.write_cpu_ns);
-    put64(o, c.writes);
+    put64(o, c.writes + 1); /* this one included */
     put64(o, c.samples);
     end(o, at);
 }

@@ -7,6 +7,8 @@
  *   ownsig rt               a handler for SIGRTMAX, 5 sigqueue()s: "rt N"
  *   ownsig readback         sigaction reads back what it set: "readback ok"
  *   ownsig mcleanup         work() 1000 times, _mcleanup(), 500 more
+ *   ownsig dumps MS         cgprof_dump() over and over for MS ms of CPU:
+ *                           "dumps N cpu MS"
  */
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 extern char __executable_start;
 extern int __profile_frequency(void);
 void _mcleanup(void);
+int cgprof_dump(void) __attribute__((weak)); /* libcgprof's, when it is there */
 
 static volatile long sink;
 static volatile sig_atomic_t count;
@@ -111,6 +114,15 @@ int main(int argc, char **argv)
         if (signal(SIGSEGV, SIG_IGN) != SIG_DFL || signal(SIGSEGV, SIG_DFL) != SIG_IGN)
             return 5;
         printf("readback ok\n");
+    } else if (strcmp(mode, "dumps") == 0) {
+        int n = 0;
+        double c0 = cpu_ms();
+        while (cgprof_dump && cpu_ms() < c0 + ms) {
+            work();
+            cgprof_dump();
+            n++;
+        }
+        printf("dumps %d cpu %.0f\n", n, cpu_ms() - c0);
     } else if (strcmp(mode, "mcleanup") == 0) {
         for (int i = 0; i < 1000; i++)
             work();

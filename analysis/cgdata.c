@@ -328,8 +328,10 @@ static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
 
 void cgdata_free(struct cgdata *d)
 {
-    for (size_t i = 0; i < d->nmodules; i++)
+    for (size_t i = 0; i < d->nmodules; i++) {
         free(d->modules[i].path);
+        free(d->modules[i].image_owned);
+    }
     free(d->modules);
     free(d->samples);
     free(d->arcs);

@@ -19,6 +19,7 @@ struct cgdata_module {
     char *path;
     const unsigned char *image; /* vDSO: its ELF image, into the file's buffer */
     uint64_t image_len;
+    unsigned char *image_owned; /* or a copy of it (a summed profile), freed with it */
 };
 
 /* A sample or arc end: a link-time address within a module. */

@@ -3,6 +3,7 @@
 
 #include "callgraph.h"
 #include "cgdata.h"
+#include "cgsum.h"
 #include "disasm.h"
 #include "gmon.h"
 #include "gprof_text.h"
@@ -11,7 +12,10 @@
 #include "symtab.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +47,8 @@ static void report_usage(FILE *f)
           "  -P[NAME], --no-flat-profile[=NAME]  no flat profile [leave NAME out of it]\n"
           "  -q[NAME], --graph[=NAME]        print the call graph [from NAME down] and index\n"
           "  -Q[NAME], --no-graph[=NAME]     no call graph [leave NAME out of it]\n"
-          "  -s, --sum                       write the summed profiles to gmon.sum\n"
+          "  -s, --sum                       write the summed profiles to gmon.sum (cgprof.sum\n"
+          "                                  for cgprof profiles)\n"
           "  -T, --traditional               the traditional BSD layout\n"
           "  -w N, --width=N                 index width (default 80)\n"
           "  -z, --display-unused-functions  include functions never called nor sampled\n"
@@ -338,13 +343,8 @@ static int pick_inputs(struct report_args *a, int n, char **args)
                 break;
             }
     }
-    if (a->cgdata && a->ngmons > 1) {
-        fprintf(stderr, "cgprof report: summing several cgprof profiles is not supported yet\n");
-        return 2;
-    }
-    if (a->cgdata && (a->static_calls || (a->style & STYLE_SUM))) {
-        fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
-                a->static_calls ? "-c" : "-s");
+    if (a->cgdata && a->static_calls) {
+        fprintf(stderr, "cgprof report: -c: only for gmon.out profiles\n");
         return 2;
     }
     return 0;
@@ -518,15 +518,66 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     return rc;
 }
 
+/* Reads every profile given and sums them into D (a process tree). */
+static int read_cgdata_sum(const struct report_args *a, struct cgdata *d, char *err, size_t errsz)
+{
+    if (cgdata_read(d, a->gmons[0], err, errsz) != 0)
+        return -1;
+    for (int i = 1; i < a->ngmons; i++) {
+        struct cgdata x;
+        int rc = cgdata_read(&x, a->gmons[i], err, errsz);
+        if (rc == 0)
+            rc = cgdata_add(d, a->gmons[0], &x, a->gmons[i], err, errsz);
+        cgdata_free(&x);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Profiles of the same process tree next to the one profile read (its
+ * children NAME.PID, later images NAME.execN): said, with how to sum. */
+static void note_children(const char *name)
+{
+    char pat[PATH_MAX + 8];
+    snprintf(pat, sizeof pat, "%s.*", name);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (!strstr(g.gl_pathv[i] + strlen(name), "cgprof-tmp") &&
+            strcmp(g.gl_pathv[i] + strlen(name), ".sum") != 0 && is_cgdata_file(g.gl_pathv[i]))
+            n++;
+    globfree(&g);
+    if (n)
+        fprintf(stderr,
+                "cgprof report: note: %zu more profile%s of this run's processes (children, "
+                "exec'd images) %s next to %s; to include them: cgprof report %s %s.*\n",
+                n, n == 1 ? "" : "s", n == 1 ? "is" : "are", name, name, name);
+}
+
 /* A cgprof profile: its modules' symbols in one map, samples at exact pcs. */
 static int run_cgdata(struct report_args *a)
 {
     char err[ERR_LEN];
     struct cgdata d;
-    if (cgdata_read(&d, a->gmons[0], err, sizeof err) != 0) {
+    if (read_cgdata_sum(a, &d, err, sizeof err) != 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         cgdata_free(&d);
         return 1;
+    }
+    if (a->ngmons == 1 && !a->json)
+        note_children(a->gmons[0]);
+    if (a->style & STYLE_SUM) {
+        /* the sum of cgprof profiles is a cgprof profile */
+        FILE *f = fopen("cgprof.sum", "wb");
+        if (!f || cgdata_write(&d, f) != 0 || fclose(f) != 0) {
+            fprintf(stderr, "cgprof report: cannot write cgprof.sum: %s\n", strerror(errno));
+            cgdata_free(&d);
+            return 1;
+        }
+        a->style &= ~STYLE_SUM;
     }
     struct modmap mm;
     if (modmap_build(&mm, &d, a->sym_flags, stderr, err, sizeof err) != 0) {

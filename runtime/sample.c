@@ -1,5 +1,6 @@
 /* Statistical sampling: a CPU-time timer per thread, a signal handler that
- * counts the interrupted PC in the main executable's histogram.
+ * counts the interrupted PC.  The signal is the runtime's own real-time
+ * signal (signals.c), never SIGPROF, except for -e itimer.
  *
  * Samples are counted per pc in per-thread tables (table.c), so every
  * address the program runs at is kept -- executable, libraries, vDSO --
@@ -41,7 +42,7 @@ uint64_t cg_unsampled_threads;
 #endif
 
 /* Counts a sample at PC into the thread's own sample table.  Only this
- * thread's SIGPROF handler writes that table, and SIGPROF is blocked while
+ * thread's sampling handler writes that table, and the signal is blocked while
  * the handler runs, so it has one writer at a time. */
 static void count_pc(uintptr_t pc, uint32_t weight)
 {
@@ -68,7 +69,7 @@ uint64_t cg_samples_lost(void)
     return __atomic_load_n(&samples_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_sample_tables);
 }
 
-/* At thread exit: the table goes to the next thread.  SIGPROF is held off
+/* At thread exit: the table goes to the next thread.  Sampling is held off
  * meanwhile, so a last sample cannot take a new table that nobody would
  * ever release. */
 void cg_samples_thread_exit(void)
@@ -109,7 +110,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     count_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP], weight);
 }
 
-/* Installs the SIGPROF handler (cpu, itimer) or starts the sampler
+/* Installs the sampling handler (cpu, itimer) or starts the sampler
  * thread (perf events, wall).  0, or -1 when the source cannot run. */
 int cg_sample_init(void)
 {

@@ -518,14 +518,25 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     return rc;
 }
 
-/* Reads every profile given and sums them into D (a process tree). */
+/* Reads every profile given and sums them into D (a process tree).  With
+ * several, the same module loaded more than once (a library dlopen'ed
+ * again) is one module of the sum. */
 static int read_cgdata_sum(const struct report_args *a, struct cgdata *d, char *err, size_t errsz)
 {
-    if (cgdata_read(d, a->gmons[0], err, errsz) != 0)
-        return -1;
-    for (int i = 1; i < a->ngmons; i++) {
+    if (a->ngmons == 1)
+        return cgdata_read(d, a->gmons[0], err, errsz);
+    memset(d, 0, sizeof *d);
+    for (int i = 0; i < a->ngmons; i++) {
         struct cgdata x;
         int rc = cgdata_read(&x, a->gmons[i], err, errsz);
+        if (rc == 0 && i == 0) {
+            d->pid = x.pid;
+            d->rate = x.rate;
+            d->period = x.period;
+            d->kind = x.kind;
+            d->timed = x.timed;
+            memcpy(d->event, x.event, sizeof d->event);
+        }
         if (rc == 0)
             rc = cgdata_add(d, a->gmons[0], &x, a->gmons[i], err, errsz);
         cgdata_free(&x);

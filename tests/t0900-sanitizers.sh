@@ -13,7 +13,7 @@ if ! make -s -C "$ROOT" BUILD="$SAN" CFLAGS='-O1 -g' \
     exit 1
 fi
 for t in t0100-runtime-threads t0110-runtime-builds t0120-runtime-process t0140-record t0230-readers \
-    t0200-report-vs-gprof t0210-report-errors t0300-events; do
+    t0200-report-vs-gprof t0210-report-errors t0300-events t0150-endings t0190-soak; do
     test_expect "under sanitizers: $t passes" "
         BUILD=$SAN LINK_EXTRA=-fsanitize=undefined sh $ROOT/tests/$t.sh >out 2>&1; rc=\$?;
         grep -E '^(FAIL|ok)' out | sed 's/^/  /'; test \$rc -eq 0

@@ -338,13 +338,41 @@ API int execv(const char *path, char *const argv[])
     return execve(path, argv, environ);
 }
 
+/* execvpe without libc's (a static program): the PATH search itself. */
+static int search_path(const char *file, char *const argv[], char *const envp[])
+{
+    if (strchr(file, '/'))
+        return execve(file, argv, envp);
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin";
+    int err = ENOENT;
+    for (const char *p = path;;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        char cand[4096];
+        if (n + 2 + strlen(file) < sizeof cand) {
+            memcpy(cand, n ? p : ".", n ? n : 1);
+            size_t k = n ? n : 1;
+            cand[k] = '/';
+            memcpy(cand + k + 1, file, strlen(file) + 1);
+            execve(cand, argv, envp);
+            if (errno != ENOENT && errno != ENOTDIR)
+                err = errno;
+        }
+        if (!colon)
+            break;
+        p = colon + 1;
+    }
+    errno = err;
+    return -1;
+}
+
 API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     REAL(execvpe, execve_fn);
-    if (!real_execvpe) {
-        errno = ENOSYS;
-        return -1;
-    }
+    if (!real_execvpe)
+        return search_path(file, argv, envp);
     return run_exec(real_execvpe, NULL, file, -1, argv, envp);
 }
 

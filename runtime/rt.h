@@ -4,6 +4,7 @@
 
 #include "events.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +206,8 @@ uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
 
 /* threads.c */
 void cg_thread_track(void) CG_HIDDEN;
+typedef int (*cg_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+cg_create_fn cg_real_pthread_create(void) CG_HIDDEN;
 
 /* write.c */
 /* final: 0 a dump or checkpoint, 1 the end (exit, exec), 2 the end in a

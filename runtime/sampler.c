@@ -311,8 +311,6 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
 {
     if (__atomic_load_n(&running, __ATOMIC_ACQUIRE))
@@ -328,7 +326,7 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     tick_ns = 10000000u;
     hz_period_ns = hz_ns;
     ntrk = 0;
-    create_fn real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    cg_create_fn real = cg_real_pthread_create();
     if (!real)
         return -1;
     sigset_t all, old;

@@ -26,4 +26,10 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
                  char *err, size_t errsz);
 void modmap_free(struct modmap *mm);
 
+/* -c: the direct calls of D's main executable (as disasm_static_calls
+ * finds them in its file), as symbol indices of MM.  Returns as
+ * disasm_static_calls does. */
+int modmap_static_calls(const struct modmap *mm, const struct cgdata *d, unsigned sym_flags,
+                        struct cg_static_call **out, size_t *n, char *err, size_t errsz);
+
 #endif

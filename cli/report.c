@@ -343,10 +343,6 @@ static int pick_inputs(struct report_args *a, int n, char **args)
                 break;
             }
     }
-    if (a->cgdata && a->static_calls) {
-        fprintf(stderr, "cgprof report: -c: only for gmon.out profiles\n");
-        return 2;
-    }
     return 0;
 }
 
@@ -438,13 +434,20 @@ static int load_profiles(const struct report_args *a, struct gmon_data *gd, char
 }
 
 /* -c: the calls found in the text, into O. Returns 0, or -1 after a message. */
+/* A cgprof profile's data and map, for -c (its main executable's calls). */
+static const struct cgdata *cur_cgdata;
+static const struct modmap *cur_modmap;
+
 static int find_static_calls(const struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, struct cg_opts *o)
 {
     char err[ERR_LEN];
     struct cg_static_call *calls = NULL;
     size_t n = 0;
-    int rc = disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
+    int rc = a->cgdata && cur_cgdata
+                 ? modmap_static_calls(cur_modmap, cur_cgdata, a->sym_flags, &calls, &n, err,
+                                       sizeof err)
+                 : disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return -1;
@@ -596,6 +599,8 @@ static int run_cgdata(struct report_args *a)
         cgdata_free(&d);
         return 1;
     }
+    cur_cgdata = &d;
+    cur_modmap = &mm;
     if (d.lost_samples)
         fprintf(stderr, "cgprof report: warning: %llu samples were lost by the runtime\n",
                 (unsigned long long)d.lost_samples);

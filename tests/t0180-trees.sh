@@ -2,7 +2,8 @@
 # t0180: process trees -- the profiles of a parent, its forked children
 # and an exec'd image add up to the known totals; -s writes the sum as a
 # cgprof profile that reads back to the same report; profiles of different
-# programs are refused; a lone profile's siblings are pointed out.
+# programs are refused; a lone profile's siblings are pointed out; -c
+# works on cgprof profiles.
 . "$(dirname "$0")/lib.sh"
 
 gcc -O2 -pg "$PROGS/tree.c" -o "$WORK/tree" &&
@@ -45,5 +46,21 @@ test_expect "profiles of different programs are refused with a clear line" "
     mkdir -p other && (cd other && $CGPROF record ./../endings exit 10 2>/dev/null) &&
     ! $CGPROF report -b cgprof.data other/cgprof.data >/dev/null 2>err; cat err &&
     grep -q 'profiles of different programs .*cannot be summed' err && test \$(wc -l <err) -eq 1
+"
+# -c: once() calls never() (a forward call, which gprof -c keeps), but
+# never at run time: the static arc is shown 0/0, as gprof -c shows it
+test_expect "-c on a cgprof profile: the static call graph, as gprof -c on gmon.out" "
+    mkdir -p sc && cd sc && cat >sc.c <<'X' &&
+static volatile int sink;
+void never(void);
+__attribute__((noinline)) void once(int x) { if (x > 5) never(); sink++; }
+__attribute__((noinline)) void never(void) { sink++; }
+int main(int argc, char **argv) { (void)argv; once(argc); return 0; }
+X
+    gcc -O0 -pg sc.c -o sc && ./sc && gprof -b -c -q sc gmon.out >gprof.txt &&
+    grep -A1 ' once \[' gprof.txt | grep -q ' 0/0  *never ' &&
+    $CGPROF record ./sc && $CGPROF report -b -c -q cgprof.data >cg.txt 2>/dev/null &&
+    grep -A1 ' once \[' cg.txt | tee arc | grep -q ' 0/0  *never ' &&
+    $CGPROF report -b -q cgprof.data 2>/dev/null | grep -A1 ' once \[' | grep -vq never
 "
 test_done

@@ -24,6 +24,7 @@ enum {
     TAG_STACKS
 };
 enum { TAG_END = 255 }; /* the last record: without it the file was cut short */
+enum { TAG_RUNTIME = 16 };
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -274,6 +275,13 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         d->lost_calls = get64(c);
         d->unsampled_threads = get64(c);
         return c->bad ? -1 : 0;
+    case TAG_RUNTIME:
+        d->runtime.helper_cpu_ns = get64(c);
+        d->runtime.write_cpu_ns = get64(c);
+        d->runtime.writes = get64(c);
+        d->runtime.samples = get64(c);
+        d->runtime.present = 1;
+        return c->bad ? -1 : 0;
     case TAG_IMAGE: {
         uint32_t id = get32(c);
         get32(c);
@@ -371,8 +379,10 @@ static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
 
 void cgdata_free(struct cgdata *d)
 {
-    for (size_t i = 0; i < d->nmodules; i++)
+    for (size_t i = 0; i < d->nmodules; i++) {
         free(d->modules[i].path);
+        free(d->modules[i].image_owned);
+    }
     free(d->modules);
     free(d->samples);
     free(d->arcs);

@@ -19,6 +19,7 @@ struct cgdata_module {
     char *path;
     const unsigned char *image; /* vDSO: its ELF image, into the file's buffer */
     uint64_t image_len;
+    unsigned char *image_owned; /* or a copy of it (a summed profile), freed with it */
 };
 
 /* A sample or arc end: a link-time address within a module. */
@@ -76,6 +77,11 @@ struct cgdata {
     uint64_t stack_depth_limit, stacks_cut; /* frames kept at most; samples cut there */
     uint64_t stacks_lost;                   /* samples whose stack could not be kept */
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
+    /* RUNTIME: what the runtime itself cost, left out of the samples */
+    struct {
+        int present;
+        uint64_t helper_cpu_ns, write_cpu_ns, writes, samples;
+    } runtime;
 };
 
 /* 1 if the N bytes at P start a cgprof profile. */

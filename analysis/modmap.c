@@ -8,6 +8,7 @@
  * "[unknown]", so the flat profile's total is the whole profile.
  */
 #include "modmap.h"
+#include "disasm.h"
 #include "elffile.h"
 
 #include <errno.h>
@@ -346,6 +347,48 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
     mm->gd.lost_calls = d->lost_calls;
     drop_unused(mm, d, main_slice);
     return 0;
+}
+
+int modmap_static_calls(const struct modmap *mm, const struct cgdata *d, unsigned sym_flags,
+                        struct cg_static_call **out, size_t *n, char *err, size_t errsz)
+{
+    *out = NULL;
+    *n = 0;
+    size_t k = 0;
+    while (k < d->nmodules && !(d->modules[k].flags & CGDATA_MOD_MAIN))
+        k++;
+    if (k == d->nmodules)
+        return 0;
+    struct symtab own;
+    if (symtab_load_flags(&own, d->modules[k].path, sym_flags, err, errsz) != 0)
+        return -1;
+    /* the whole text counts, as a histogram covering everything would */
+    struct gmon_hist all = {0};
+    all.high_pc = UINT64_MAX;
+    struct gmon_data gd;
+    memset(&gd, 0, sizeof gd);
+    gd.hists = &all;
+    gd.nhists = 1;
+    struct cg_static_call *calls = NULL;
+    size_t nc = 0;
+    int rc = disasm_static_calls(d->modules[k].path, &own, &gd, &calls, &nc, err, errsz);
+    if (rc == 0) {
+        /* symbol indices of the file -> those of the map (the main
+         * executable's slice) */
+        size_t m = 0;
+        for (size_t i = 0; i < nc; i++) {
+            long from = symtab_lookup(&mm->st, slice(k) + own.syms[calls[i].caller].addr);
+            long to = symtab_lookup(&mm->st, slice(k) + own.syms[calls[i].callee].addr);
+            if (from >= 0 && to >= 0)
+                calls[m++] = (struct cg_static_call){(int)from, (int)to};
+        }
+        *out = calls;
+        *n = m;
+    } else {
+        free(calls);
+    }
+    symtab_free(&own);
+    return rc;
 }
 
 void modmap_free(struct modmap *mm)

@@ -29,5 +29,10 @@ void modmap_free(struct modmap *mm);
 /* The address in MM's symbol table of ADDR in D's module MODULE (samples,
  * arcs and stack frames alike); 0, "[unknown]", for no known module. */
 uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr);
+/* -c: the direct calls of D's main executable (as disasm_static_calls
+ * finds them in its file), as symbol indices of MM.  Returns as
+ * disasm_static_calls does. */
+int modmap_static_calls(const struct modmap *mm, const struct cgdata *d, unsigned sym_flags,
+                        struct cg_static_call **out, size_t *n, char *err, size_t errsz);
 
 #endif

@@ -2,6 +2,7 @@
  * reading them into the symbols, arcs and samples the analysis takes.
  * report and export share it, so both read a profile the same way. */
 #include "load.h"
+#include "cgsum.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,11 @@ static int is_cgdata_file(const char *path)
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
     return cgdata_is(head, n);
+}
+
+int load_is_cgdata(const char *path)
+{
+    return is_cgdata_file(path);
 }
 
 /* 1 if cgprof.data is there and no older than gmon.out (or there is none). */
@@ -51,6 +57,13 @@ int load_pick_inputs(struct load_inputs *a, int n, char **args, const char *cmd)
         a->cgdata = 1;
         a->files = args;
         a->nfiles = n;
+        for (int i = 1; i < n; i++) /* a process tree: summed */
+            if (!is_cgdata_file(args[i])) {
+                fprintf(stderr,
+                        "%s: %s is a cgprof profile and %s is not: they cannot be summed\n", cmd,
+                        args[0], args[i]);
+                return 2;
+            }
     } else {
         a->prog = n >= 1 ? args[0] : "a.out";
         a->files = args + (n >= 1);
@@ -72,20 +85,45 @@ int load_pick_inputs(struct load_inputs *a, int n, char **args, const char *cmd)
                 break;
             }
     }
-    if (a->cgdata && a->nfiles > 1) {
-        fprintf(stderr, "%s: summing several cgprof profiles is not supported yet\n", cmd);
-        return 2;
-    }
     return 0;
 }
 
 /* A cgprof profile: its modules' symbols in one map, samples at exact pcs. */
-static int load_cgdata(struct load_profile *p, const char *path, const char *prog,
+/* Reads every profile given and sums them into D (a process tree).  With
+ * several, the same module loaded more than once (a library dlopen'ed
+ * again) is one module of the sum. */
+static int read_cgdata_sum(struct cgdata *d, char **files, int n, char *err, size_t errsz)
+{
+    if (n == 1)
+        return cgdata_read(d, files[0], err, errsz);
+    memset(d, 0, sizeof *d);
+    for (int i = 0; i < n; i++) {
+        struct cgdata x;
+        int rc = cgdata_read(&x, files[i], err, errsz);
+        if (rc == 0 && i == 0) {
+            d->pid = x.pid;
+            d->rate = x.rate;
+            d->period = x.period;
+            d->kind = x.kind;
+            d->timed = x.timed;
+            memcpy(d->event, x.event, sizeof d->event);
+        }
+        if (rc == 0)
+            rc = cgdata_add(d, files[0], &x, files[i], err, errsz);
+        cgdata_free(&x);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load_cgdata(struct load_profile *p, char **files, int nfiles, const char *prog,
                        unsigned sym_flags, int quiet, const char *cmd)
 {
     char err[ERR_LEN];
     struct cgdata *d = &p->d;
-    if (cgdata_read(d, path, err, sizeof err) != 0) {
+    const char *path = files[0];
+    if (read_cgdata_sum(d, files, nfiles, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", cmd, err);
         return 1;
     }
@@ -153,7 +191,7 @@ int load_profile(struct load_profile *p, const struct load_inputs *in, unsigned 
     gmon_init(&p->own_gd);
     p->cgdata = in->cgdata;
     if (in->cgdata)
-        return load_cgdata(p, in->files[0], in->prog, sym_flags, quiet, cmd);
+        return load_cgdata(p, in->files, in->nfiles, in->prog, sym_flags, quiet, cmd);
     char err[ERR_LEN];
     static char *default_gmon[] = {"gmon.out"};
     char **files = in->nfiles ? in->files : default_gmon;

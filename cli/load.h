@@ -46,4 +46,7 @@ int load_profile(struct load_profile *p, const struct load_inputs *in, unsigned 
                  int quiet, const char *cmd);
 void load_free(struct load_profile *p);
 
+/* 1 if PATH is a regular file holding a cgprof profile. */
+int load_is_cgdata(const char *path);
+
 #endif

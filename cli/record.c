@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,7 +28,11 @@ static void record_usage(FILE *f)
           "  -F, --freq HZ      samples per second of a time event (default 1000; 0 records\n"
           "                     call counts only)\n"
           "  -c, --period N     events per sample of a counting event (e.g. page-faults)\n"
-          "  -o, --output FILE  write the profile to FILE\n"
+          "  -o, --output FILE  write the profile to FILE (default: cgprof.data, or gmon.out\n"
+          "                     with --format gmon, in the current directory)\n"
+          "      --checkpoint MS  write the profile every MS milliseconds while the program\n"
+          "                     runs (default 1000; 0: only when it ends), so that a kill -9\n"
+          "                     loses at most that much\n"
           "      --format F     cgprof (the default: cgprof.data, the whole process --\n"
           "                     libraries, vDSO, build-ids; docs/profile-format.md) or gmon\n"
           "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
@@ -91,6 +96,32 @@ static char *absolute(const char *file)
     return p;
 }
 
+/* Whether FILE is PROG (as execvp would find it): the profile would
+ * replace the running program. */
+static int same_file_as_program(const char *file, const char *prog)
+{
+    struct stat a, b;
+    if (stat(file, &a) != 0)
+        return 0;
+    if (strchr(prog, '/'))
+        return stat(prog, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        char cand[PATH_MAX];
+        snprintf(cand, sizeof cand, "%.*s/%s", (int)n, n ? p : ".", prog);
+        if (access(cand, X_OK) == 0)
+            return stat(cand, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        p += n + (colon ? 1 : 0);
+        if (!colon)
+            break;
+    }
+    return 0;
+}
+
 /* Opens EV's perf event on this process to see whether the machine counts
  * it: 0, or an errno. */
 static int probe(const struct cg_event *ev)
@@ -145,6 +176,7 @@ struct opts {
     const char *output, *format;
     int have_hz;
     int no_stacks;
+    const char *checkpoint;
 };
 
 /* Parses options up to PROG; returns PROG's index, or -1 (and *rc). */
@@ -156,7 +188,8 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
                   {"-F", "--freq"},
                   {"-c", "--period"},
                   {"-o", "--output"},
-                  {NULL, "--format"}};
+                  {NULL, "--format"},
+                  {NULL, "--checkpoint"}};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *val = NULL, *opt = NULL;
@@ -225,6 +258,14 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             }
         } else if (strcmp(opt, "--output") == 0) {
             o->output = val;
+        } else if (strcmp(opt, "--checkpoint") == 0) {
+            uint64_t ms;
+            if (parse_u64(val, 86400000, &ms) != 0) {
+                fprintf(stderr, "cgprof record: --checkpoint %s: not a number of milliseconds\n",
+                        val);
+                return -1;
+            }
+            o->checkpoint = val;
         } else if (strcmp(val, "gmon") == 0 || strcmp(val, "cgprof") == 0) {
             o->format = val;
         } else {
@@ -258,17 +299,28 @@ static int setup_env(const struct opts *o, const char *lib)
         snprintf(num, sizeof num, "%llu", (unsigned long long)o->period);
         bad |= setenv("CGPROF_PERIOD", num, 1);
     }
-    if (o->output) {
-        char *abs = absolute(o->output);
+    /* without -o, the default name in the directory record started in, so
+     * a program that changes directory still writes here (unless the
+     * user's GMON_OUT_PREFIX names the files) */
+    const char *prefix = getenv("GMON_OUT_PREFIX");
+    const char *out = o->output                ? o->output
+                      : prefix && *prefix      ? NULL
+                      : strcmp(o->format, "gmon") == 0 ? "gmon.out"
+                                               : "cgprof.data";
+    if (out) {
+        char *abs = absolute(out);
         bad |= !abs || setenv("CGPROF_OUTPUT", abs, 1);
         free(abs);
+    }
+    if (o->checkpoint) {
+        bad |= setenv("CGPROF_CHECKPOINT", o->checkpoint, 1);
     }
     return bad ? -1 : 0;
 }
 
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "cgprof", 0, 0};
+    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "cgprof", 0, 0, NULL};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)
@@ -295,6 +347,11 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "cgprof record: event '%s' is not available: %s\n", o.event->name,
                 why(err));
         return 1;
+    }
+    if (o.output && same_file_as_program(o.output, argv[i])) {
+        fprintf(stderr, "cgprof record: -o %s: that is the program itself; choose another file\n",
+                o.output);
+        return 2;
     }
     if (o.event->kind == CG_EV_ITIMER && o.hz > 100)
         fprintf(stderr,

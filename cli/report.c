@@ -3,6 +3,7 @@
 
 #include "callgraph.h"
 #include "cgdata.h"
+#include "cgsum.h"
 #include "disasm.h"
 #include "gmon.h"
 #include "gprof_text.h"
@@ -18,7 +19,10 @@
 #include "symtab.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +61,8 @@ static void report_usage(FILE *f)
           "  -P[NAME], --no-flat-profile[=NAME]  no flat profile [leave NAME out of it]\n"
           "  -q[NAME], --graph[=NAME]        print the call graph [from NAME down] and index\n"
           "  -Q[NAME], --no-graph[=NAME]     no call graph [leave NAME out of it]\n"
-          "  -s, --sum                       write the summed profiles to gmon.sum\n"
+          "  -s, --sum                       write the summed profiles to gmon.sum (cgprof.sum\n"
+          "                                  for cgprof profiles)\n"
           "  -T, --traditional               the traditional BSD layout\n"
           "  -t N, --table-length=N          -A: lines in the Top N Lines table (default 10)\n"
           "  -w N, --width=N                 index width (default 80)\n"
@@ -384,14 +389,11 @@ static int pick_inputs(struct report_args *a, int n, char **args)
     a->gmons = in.files;
     a->ngmons = in.nfiles;
     a->cgdata = in.cgdata;
-    if (a->cgdata &&
-        (a->static_calls || (a->style & (STYLE_SUM | STYLE_INFO | STYLE_ANNO)) || a->lines)) {
+    if (a->cgdata && ((a->style & (STYLE_INFO | STYLE_ANNO)) || a->lines)) {
         fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
-                a->static_calls                ? "-c"
-                : a->lines                     ? "-l"
+                a->lines                       ? "-l"
                 : (a->style & STYLE_INFO) != 0 ? "-i"
-                : (a->style & STYLE_ANNO) != 0 ? "-A"
-                                               : "-s");
+                                               : "-A");
         return 2;
     }
     return 0;
@@ -499,13 +501,20 @@ static int load_profiles(struct report_args *a, struct gmon_data *gd, char *err)
 }
 
 /* -c: the calls found in the text, into O. Returns 0, or -1 after a message. */
+/* A cgprof profile's data and map, for -c (its main executable's calls). */
+static const struct cgdata *cur_cgdata;
+static const struct modmap *cur_modmap;
+
 static int find_static_calls(const struct report_args *a, const struct symtab *st,
                              const struct gmon_data *gd, struct cg_opts *o)
 {
     char err[ERR_LEN];
     struct cg_static_call *calls = NULL;
     size_t n = 0;
-    int rc = disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
+    int rc = a->cgdata && cur_cgdata
+                 ? modmap_static_calls(cur_modmap, cur_cgdata, a->sym_flags, &calls, &n, err,
+                                       sizeof err)
+                 : disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return -1;
@@ -760,14 +769,59 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     return rc;
 }
 
+/* Profiles of the same process tree next to the one profile read (its
+ * children NAME.PID, later images NAME.execN): said, with how to sum. */
+static void note_children(const char *name)
+{
+    char pat[PATH_MAX + 8];
+    snprintf(pat, sizeof pat, "%s.*", name);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (!strstr(g.gl_pathv[i] + strlen(name), "cgprof-tmp") &&
+            strcmp(g.gl_pathv[i] + strlen(name), ".sum") != 0 && load_is_cgdata(g.gl_pathv[i]))
+            n++;
+    globfree(&g);
+    if (n)
+        fprintf(stderr,
+                "cgprof report: note: %zu more profile%s of this run's processes (children, "
+                "exec'd images) %s next to %s; to include them: cgprof report %s %s.*\n",
+                n, n == 1 ? "" : "s", n == 1 ? "is" : "are", name, name, name);
+}
+
 static int run(struct report_args *a)
 {
-    if (a->cgdata) { /* a cgprof profile: load.c, as export reads it */
+    if (a->cgdata) { /* cgprof profiles (summed): load.c, as export reads them */
         struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata};
         struct load_profile p;
         int rc = 1;
-        if (load_profile(&p, &in, a->sym_flags | SYMTAB_PLT, a->json, "cgprof report") == 0)
+        if (a->ngmons == 1 && !a->json)
+            note_children(a->gmons[0]);
+        if (load_profile(&p, &in, a->sym_flags | SYMTAB_PLT, a->json, "cgprof report") == 0) {
+            if (a->style & STYLE_SUM) { /* the sum of cgprof profiles is a cgprof profile */
+                FILE *f = fopen("cgprof.sum", "wb");
+                if (!f || cgdata_write(&p.d, f) != 0 || fclose(f) != 0) {
+                    fprintf(stderr, "cgprof report: cannot write cgprof.sum: %s\n",
+                            strerror(errno));
+                    load_free(&p);
+                    return 1;
+                }
+                a->style &= ~STYLE_SUM;
+            }
+            if (p.d.runtime.present && !a->json)
+                fprintf(stderr,
+                        "cgprof report: note: the profiler's own work (%llu profile writes, its "
+                        "helper thread) took %.1f ms of CPU, left out of this profile\n",
+                        (unsigned long long)p.d.runtime.writes,
+                        (double)(p.d.runtime.helper_cpu_ns + p.d.runtime.write_cpu_ns) / 1e6);
+            cur_cgdata = &p.d;
+            cur_modmap = &p.mm;
             rc = analyze_and_print(a, p.st, p.gd, &p.pcs, p.prog, &p.d);
+            cur_cgdata = NULL;
+            cur_modmap = NULL;
+        }
         load_free(&p);
         return rc;
     }

@@ -82,7 +82,7 @@ static int parse_signal(const char *s)
     char *end;
     long n = strtol(s, &end, 10);
     if (*s && !*end)
-        return n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP && n != SIGPROF ? (int)n : -1;
+        return n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP && n != cg_sample_sig ? (int)n : -1;
     for (size_t i = 0; i < sizeof signames / sizeof signames[0]; i++)
         if (strcasecmp(s, signames[i].name) == 0)
             return signames[i].sig;
@@ -97,6 +97,7 @@ static void on_dump_signal(int sig)
 
 static void after_fork_child(void)
 {
+    cg_endings_after_fork();
     cg_output_after_fork();
     cg_arcs_after_fork();
     cg_stacks_after_fork();
@@ -142,6 +143,8 @@ void cg_init(void)
     else if (fmt && *fmt && strcmp(fmt, "gmon") != 0)
         cg_say("CGPROF_FORMAT=", fmt, ": unknown format; writing gmon.out");
     cg_is_root = env_u64("CGPROF_ROOT_PID", 0, UINT32_MAX) == (uint64_t)getpid();
+    cg_endings_init();
+    cg_signals_init(cg_event && cg_event->kind == CG_EV_ITIMER);
     /* stacks are kept in the cgprof format only (gmon.out has no room) */
     cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
     if (cg_stacks_on)
@@ -149,6 +152,8 @@ void cg_init(void)
     cg_modules_snapshot();
     cg_output_init();
     hist_init();
+    if (cg_format == CG_FORMAT_CGPROF && cg_is_root)
+        cg_output_check(); /* it writes even without -pg */
     if (cg_sample_init() != 0)
         cg_say("cannot start sampling ", cg_event->name, ": no samples will be taken");
     const char *ds = getenv("CGPROF_DUMP_SIGNAL");
@@ -167,6 +172,8 @@ void cg_init(void)
     }
     pthread_atfork(NULL, NULL, after_fork_child);
     cg_thread_track();
+    if (cg_format == CG_FORMAT_CGPROF && cg_is_root)
+        cg_helper_start();
     errno = saved;
 }
 
@@ -177,7 +184,7 @@ __attribute__((constructor(101))) static void cg_ctor(void)
 
 __attribute__((destructor(101))) static void cg_fini(void)
 {
-    cg_write_profile(1);
+    cg_write_final(CG_END_EXIT); /* unless _mcleanup wrote it already */
 }
 
 /* ---- glibc's profiling interface ---------------------------------- */
@@ -190,7 +197,10 @@ API void __monstartup(unsigned long lowpc, unsigned long highpc)
     (void)lowpc;
     (void)highpc;
     cg_init();
-    __atomic_store_n(&cg_instrumented, 1, __ATOMIC_RELAXED);
+    if (!__atomic_exchange_n(&cg_instrumented, 1, __ATOMIC_RELAXED) &&
+        !(cg_format == CG_FORMAT_CGPROF && cg_is_root))
+        cg_output_check(); /* said now, not only when the run is over */
+    cg_helper_start();
 }
 
 API void monstartup(unsigned long lowpc, unsigned long highpc)
@@ -198,10 +208,13 @@ API void monstartup(unsigned long lowpc, unsigned long highpc)
     __monstartup(lowpc, highpc);
 }
 
-/* Registered with atexit by gcrt1.o; also callable by a program. */
+/* Registered with atexit by gcrt1.o; also callable by a program.  As
+ * glibc's, it stops profiling and writes the profile: the one final
+ * write of the process (calls made after it are not counted). */
 API void _mcleanup(void)
 {
-    cg_write_profile(1);
+    __atomic_store_n(&cg_recording, 0, __ATOMIC_RELAXED);
+    cg_write_final(CG_END_EXIT);
 }
 
 API void moncontrol(int mode)
@@ -209,124 +222,7 @@ API void moncontrol(int mode)
     __atomic_store_n(&cg_recording, mode != 0, __ATOMIC_RELAXED);
 }
 
-API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
-{
-    cg_profil_set(buf, bufsiz, offset, scale);
-    return 0;
-}
-
 API int cgprof_dump(void)
 {
     return cg_write_profile(0);
-}
-
-/* ---- exec: the data so far is written before the image is replaced ---- */
-
-#define REAL(name, type)                                                                           \
-    static type real_##name;                                                                       \
-    if (!real_##name)                                                                              \
-        real_##name = (type)dlsym(RTLD_NEXT, #name);                                               \
-    if (!real_##name) {                                                                            \
-        errno = ENOSYS;                                                                            \
-        return -1;                                                                                 \
-    }
-
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
-typedef int (*fexecve_fn)(int, char *const[], char *const[]);
-
-API int execve(const char *path, char *const argv[], char *const envp[])
-{
-    REAL(execve, execve_fn);
-    cg_write_profile(1);
-    return real_execve(path, argv, envp);
-}
-
-API int execv(const char *path, char *const argv[])
-{
-    REAL(execv, execv_fn);
-    cg_write_profile(1);
-    return real_execv(path, argv);
-}
-
-API int execvp(const char *file, char *const argv[])
-{
-    REAL(execvp, execv_fn);
-    cg_write_profile(1);
-    return real_execvp(file, argv);
-}
-
-API int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    REAL(execvpe, execve_fn);
-    cg_write_profile(1);
-    return real_execvpe(file, argv, envp);
-}
-
-API int fexecve(int fd, char *const argv[], char *const envp[])
-{
-    REAL(fexecve, fexecve_fn);
-    cg_write_profile(1);
-    return real_fexecve(fd, argv, envp);
-}
-
-/* The execl family: gather the variadic list, then go through the above. */
-static char **gather(const char *arg0, va_list ap, char ***envp)
-{
-    size_t n = 1;
-    va_list cp;
-    va_copy(cp, ap);
-    while (va_arg(cp, char *))
-        n++;
-    va_end(cp);
-    char **argv = malloc((n + 1) * sizeof *argv);
-    if (!argv)
-        return NULL;
-    argv[0] = (char *)arg0;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
-    if (envp)
-        *envp = va_arg(ap, char **);
-    return argv;
-}
-
-/* Runs the gathered list through execv (0), execvp (1) or execve (2). */
-static int exec_list(int how, const char *path, const char *arg, va_list ap)
-{
-    char **envp = NULL;
-    char **argv = gather(arg, ap, how == 2 ? &envp : NULL);
-    if (!argv)
-        return -1;
-    int rc = how == 0   ? execv(path, argv)
-             : how == 1 ? execvp(path, argv)
-                        : execve(path, argv, envp);
-    free(argv);
-    return rc;
-}
-
-API int execl(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int rc = exec_list(0, path, arg, ap);
-    va_end(ap);
-    return rc;
-}
-
-API int execlp(const char *file, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int rc = exec_list(1, file, arg, ap);
-    va_end(ap);
-    return rc;
-}
-
-API int execle(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int rc = exec_list(2, path, arg, ap);
-    va_end(ap);
-    return rc;
 }

@@ -18,6 +18,7 @@ enum {
     TAG_IMAGE = 6,
     TAG_THREADS = 7,
     TAG_STACKS = 8,
+    TAG_RUNTIME = 16,
     TAG_END = 255, /* always last: a file without it was cut short */
 };
 
@@ -236,6 +237,15 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     put64(o, arcs->total);
     put64(o, lost_calls);
     put64(o, cg_unsampled_threads + cg_sampler_unsampled(&err));
+    end(o, at);
+    /* what the runtime itself cost, none of it in the samples above */
+    struct cg_runtime_cost c;
+    cg_runtime_cost(&c);
+    at = begin(o, TAG_RUNTIME);
+    put64(o, c.helper_cpu_ns);
+    put64(o, c.write_cpu_ns);
+    put64(o, c.writes + 1); /* this one included */
+    put64(o, c.samples);
     end(o, at);
     end(o, begin(o, TAG_END));
 }

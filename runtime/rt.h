@@ -4,6 +4,8 @@
 
 #include "events.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -76,6 +78,7 @@ struct cg_tls {
     struct cg_stree *stree;       /* this thread's sampled stacks (handler only) */
     uintptr_t stack_lo, stack_hi; /* its stack, if known: read directly when unwinding */
     unsigned table_retry; /* no arc table (CGPROF_ARC_MEMORY): calls lost before trying again */
+    int in_runtime; /* writing the profile: its samples are the runtime's, not the program's */
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
@@ -135,6 +138,29 @@ void cg_thread_recs_after_fork(void) CG_HIDDEN;
 /* init.c */
 void cg_init(void) CG_HIDDEN;
 
+/* signals.c: the sampling signal, deadly signals, sigaction/signal */
+extern int cg_sample_sig CG_HIDDEN; /* real-time signal of our timers */
+void cg_signals_init(int itimer) CG_HIDDEN;
+int cg_signals_sample(void (*fn)(int, siginfo_t *, void *)) CG_HIDDEN;
+uint64_t cg_runtime_samples(void) CG_HIDDEN;
+
+/* endings.c: the final write of every ending, exec, checkpoints */
+enum { CG_END_EXIT = 1, CG_END_SIGNAL = 2, CG_END_EXEC = 3 };
+int cg_write_final(int how) CG_HIDDEN;
+void cg_endings_init(void) CG_HIDDEN;
+void cg_endings_after_fork(void) CG_HIDDEN;
+void cg_helper_start(void) CG_HIDDEN;
+void cg_helper_tick(uint64_t now_ns) CG_HIDDEN;
+extern unsigned cg_exec_gen CG_HIDDEN; /* images of this process before this one */
+extern int cg_exec_child CG_HIDDEN;    /* the first image was a forked child */
+struct cg_runtime_cost {
+    uint64_t helper_cpu_ns; /* the runtime's own thread */
+    uint64_t write_cpu_ns;  /* program threads writing the profile themselves */
+    uint64_t writes;        /* profile writes, checkpoints included */
+    uint64_t samples;       /* samples that found a thread in the runtime */
+};
+void cg_runtime_cost(struct cg_runtime_cost *c) CG_HIDDEN;
+
 /* The file format written: GNU gmon.out (default) or cgprof's own
  * (CGPROF_FORMAT=cgprof, which cgprof record sets). */
 enum { CG_FORMAT_GMON, CG_FORMAT_CGPROF };
@@ -185,17 +211,26 @@ void cg_samples_add_lost(uint64_t n) CG_HIDDEN;
 
 /* sampler.c: the sampler thread (perf events, wall) */
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period) CG_HIDDEN;
+int cg_sampler_running(void) CG_HIDDEN; /* in this process */
+int cg_sampler_here(void) CG_HIDDEN;    /* called on the sampler thread */
 void cg_sampler_thread_created(void) CG_HIDDEN;
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
-void cg_profil_set(unsigned short *buf, size_t bufsiz, size_t offset, unsigned scale) CG_HIDDEN;
 
 /* threads.c */
 void cg_thread_track(void) CG_HIDDEN;
+typedef int (*cg_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+cg_create_fn cg_real_pthread_create(void) CG_HIDDEN;
 
 /* write.c */
+/* final: 0 a dump or checkpoint, 1 the end (exit, exec), 2 the end in a
+ * signal handler (no module snapshot: the loader's lock may be held) */
+#define CG_WRITE_CHECKPOINT 3 /* a checkpoint: quiet when another write is under way */
 int cg_write_profile(int final) CG_HIDDEN;
+int cg_output_check(void) CG_HIDDEN;
+int cg_output_child(void) CG_HIDDEN; /* writes NAME.PID: a forked child */
+void cg_count_write(uint64_t cpu_ns) CG_HIDDEN;
 void cg_output_init(void) CG_HIDDEN;
 void cg_output_after_fork(void) CG_HIDDEN;
 void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;

@@ -1,5 +1,6 @@
 /* Statistical sampling: a CPU-time timer per thread, a signal handler that
- * counts the interrupted PC in the main executable's histogram.
+ * counts the interrupted PC.  The signal is the runtime's own real-time
+ * signal (signals.c), never SIGPROF, except for -e itimer.
  *
  * Samples are counted per pc in per-thread tables (table.c), so every
  * address the program runs at is kept -- executable, libraries, vDSO --
@@ -42,16 +43,8 @@ int cg_paused, cg_sampling_inflight;
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
-/* A buffer registered by profil(): the classic interface, kept working. */
-static struct {
-    unsigned short *buf;
-    size_t nshort;
-    size_t offset;
-    unsigned scale;
-} user_profil;
-
 /* Counts a sample at PC into the thread's own sample table.  Only this
- * thread's SIGPROF handler writes that table, and SIGPROF is blocked while
+ * thread's sampling handler writes that table, and the signal is blocked while
  * the handler runs, so it has one writer at a time. */
 static void count_pc(uintptr_t pc, uint32_t weight)
 {
@@ -66,13 +59,6 @@ static void count_pc(uintptr_t pc, uint32_t weight)
     cg_table_add(t->samples, pc, CG_EVENT_KEY, weight);
     if (t->rec)
         __atomic_add_fetch(&t->rec->samples, weight, __ATOMIC_RELAXED);
-    if (user_profil.buf && pc >= user_profil.offset) {
-        uint64_t i =
-            (uint64_t)((unsigned __int128)((pc - user_profil.offset) / 2) * user_profil.scale >>
-                       16);
-        if (i < user_profil.nshort)
-            __atomic_add_fetch(&user_profil.buf[i], (unsigned short)weight, __ATOMIC_RELAXED);
-    }
 }
 
 void cg_samples_add_lost(uint64_t n)
@@ -85,7 +71,7 @@ uint64_t cg_samples_lost(void)
     return __atomic_load_n(&samples_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_sample_tables);
 }
 
-/* At thread exit: the table goes to the next thread.  SIGPROF is held off
+/* At thread exit: the table goes to the next thread.  Sampling is held off
  * meanwhile, so a last sample cannot take a new table that nobody would
  * ever release. */
 void cg_samples_thread_exit(void)
@@ -95,6 +81,7 @@ void cg_samples_thread_exit(void)
         return;
     sigset_t prof, old;
     sigemptyset(&prof);
+    sigaddset(&prof, cg_sample_sig);
     sigaddset(&prof, SIGPROF);
     pthread_sigmask(SIG_BLOCK, &prof, &old);
     struct cg_table *tb = t->samples;
@@ -133,7 +120,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
 }
 
-/* Installs the SIGPROF handler (cpu, itimer) or starts the sampler
+/* Installs the sampling handler (cpu, itimer) or starts the sampler
  * thread (perf events, wall).  0, or -1 when the source cannot run. */
 int cg_sample_init(void)
 {
@@ -144,6 +131,9 @@ int cg_sample_init(void)
             return -1;
     if (cg_hz == 0 || !cg_event || sampler)
         return 0;
+    if (cg_event->kind == CG_EV_CPU)
+        return cg_signals_sample(on_sample);
+    /* itimer: ITIMER_PROF can only send SIGPROF, which becomes ours */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sample;
@@ -151,7 +141,7 @@ int cg_sample_init(void)
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGPROF, &sa, NULL) != 0)
         return -1;
-    return cg_event->kind == CG_EV_ITIMER ? itimer_start() : 0;
+    return itimer_start();
 }
 
 /* Starts the calling thread's CPU-time timer (once per thread). */
@@ -164,7 +154,8 @@ void cg_thread_timer_start(void)
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
+    sev.sigev_signo = cg_sample_sig;
+    sev.sigev_value.sival_ptr = &cg_sample_sig; /* tells our signals from the program's */
     sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
     timer_t id;
     if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &id) == 0) {
@@ -208,16 +199,4 @@ void cg_sample_after_fork(void)
     if (cg_event && cg_event->kind == CG_EV_ITIMER && cg_hz)
         itimer_start(); /* interval timers are not inherited */
     cg_sampler_after_fork();
-}
-
-void cg_profil_set(unsigned short *buf, size_t bufsiz, size_t offset, unsigned scale)
-{
-    user_profil.buf = NULL;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    user_profil.nshort = bufsiz / sizeof(unsigned short);
-    user_profil.offset = offset;
-    user_profil.scale = scale;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (scale != 0)
-        user_profil.buf = buf;
 }

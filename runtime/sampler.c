@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -440,6 +441,7 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     sampler_tid = (pid_t)syscall(SYS_gettid);
+    prctl(PR_SET_NAME, "cgprof-helper"); /* what the program sees of it */
     uint64_t last = now_ns(), last_scan = 0, carry = 0;
     uint64_t rng = last ^ 0x9E3779B97F4A7C15ull;
     for (;;) {
@@ -490,14 +492,15 @@ static void *sampler_main(void *arg)
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
             syscall(SYS_futex, &flush_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         }
+        cg_helper_tick(now); /* writes asked for, checkpoints (endings.c) */
     }
     return NULL;
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
 {
+    if (__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        return 0; /* started already (for checkpoints, or the own format) */
     event = ev;
     start_hz = hz;
     start_period = period;
@@ -509,7 +512,7 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     tick_ns = 10000000u;
     hz_period_ns = hz_ns;
     ntrk = 0;
-    create_fn real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    cg_create_fn real = cg_real_pthread_create();
     if (!real)
         return -1;
     sigset_t all, old;
@@ -526,6 +529,16 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     if (rc == 0)
         __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     return rc == 0 ? 0 : -1;
+}
+
+int cg_sampler_running(void)
+{
+    return __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+}
+
+int cg_sampler_here(void)
+{
+    return running && syscall(SYS_gettid) == sampler_tid;
 }
 
 void cg_sampler_thread_created(void)

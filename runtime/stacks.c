@@ -230,6 +230,7 @@ void cg_stacks_thread_exit(void)
         return;
     sigset_t prof, old;
     sigemptyset(&prof);
+    sigaddset(&prof, cg_sample_sig);
     sigaddset(&prof, SIGPROF);
     pthread_sigmask(SIG_BLOCK, &prof, &old);
     struct cg_stree *tr = t->stree;

@@ -11,6 +11,7 @@
 #include "unwind.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -63,16 +64,33 @@ static void *thread_start(void *p)
     return s.fn(s.arg);
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+/* glibc's pthread_create.  Dynamic: the next definition (libc.so's).
+ * Static (libcgprof.a in a -static program, where dlsym(RTLD_NEXT) finds
+ * nothing): libc.a's, under its internal name.  A weak reference alone
+ * would not bring that member of libc.a into the link; the reference to
+ * __nptl_threads_events, defined in the same member (and exported by
+ * libc.so for libthread_db), does. */
+extern int __pthread_create_2_1(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)
+    __attribute__((weak));
+extern unsigned int __nptl_threads_events;
+unsigned int *volatile cg_pull_pthread_create CG_HIDDEN = &__nptl_threads_events;
+
+cg_create_fn cg_real_pthread_create(void)
+{
+    static cg_create_fn real;
+    if (!real)
+        real = (cg_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!real)
+        real = __pthread_create_2_1;
+    return real;
+}
 
 __attribute__((visibility("default"))) int pthread_create(pthread_t *th, const pthread_attr_t *attr,
                                                           void *(*fn)(void *), void *arg)
 {
-    static create_fn real;
+    cg_create_fn real = cg_real_pthread_create();
     if (!real)
-        real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-    if (!real)
-        abort();
+        return EAGAIN; /* cannot happen: one of the two is always there */
     struct start *s = malloc(sizeof *s);
     if (!s)
         return real(th, attr, fn, arg); /* still runs; sampled from its first call */

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +31,9 @@ static char out_prefix[4096]; /* GMON_OUT_PREFIX, or empty */
 static int is_child;          /* forked child: a file of its own */
 static int writing;           /* atomic: one writer at a time */
 static uint64_t final_digest; /* what the last final write held; 0 = none */
+static uint64_t last_digest;  /* what the last write of any kind held */
 static int problems_said;     /* lost calls, unsampled threads: said once */
+static int error_said;        /* errno of the last failure said; 0 after a success */
 
 void cg_say(const char *a, const char *b, const char *c)
 {
@@ -98,6 +102,13 @@ void cg_output_after_fork(void)
     is_child = 1;
     writing = 0;
     final_digest = 0;
+    last_digest = 0;
+    error_said = 0;
+}
+
+int cg_output_child(void)
+{
+    return is_child || cg_exec_child;
 }
 
 /* The file name, decided at write time as glibc does (so after chdir too). */
@@ -110,9 +121,10 @@ static void output_name(char *buf, size_t cap)
     /* a forked child, and in the cgprof format any process cgprof record
      * did not start itself (a -pg program run by a script), gets a file of
      * its own, so no process overwrites another's profile */
+    int child = cg_output_child();
     int add_pid = out_prefix[0] && !out_path[0]   ? 1
-                  : cg_format == CG_FORMAT_CGPROF ? is_child || !cg_is_root
-                                                  : is_child;
+                  : cg_format == CG_FORMAT_CGPROF ? child || !cg_is_root
+                                                  : child;
     copy(buf, base, cap);
     if (add_pid) {
         size_t n = strlen(buf);
@@ -121,6 +133,149 @@ static void output_name(char *buf, size_t cap)
             copy(buf + n + 1, pid, cap - n - 1);
         }
     }
+    /* an image that an exec of this process started: NAME.execN, so the
+     * images before it keep their profiles */
+    if (cg_exec_gen) {
+        char gen[24];
+        const char *g = cg_utoa(cg_exec_gen, gen + sizeof gen);
+        size_t n = strlen(buf);
+        if (n + 5 + strlen(g) < cap) {
+            copy(buf + n, ".exec", cap - n);
+            copy(buf + n + 5, g, cap - n - 5);
+        }
+    }
+}
+
+static int write_all(int fd, const char *p, size_t n);
+static int check_target(const char *name, const char **why, int *in_place);
+
+/* One line per failure, naming the file and the reason; the same reason
+ * is not said again until a write has succeeded. */
+static void say_failure(const char *name, int err, const char *why)
+{
+    if (err == error_said)
+        return;
+    error_said = err;
+    if (!why)
+        why = strerrordesc_np(err);
+    const char *parts[] = {"cgprof: cannot write the profile ", name, ": ", why ? why : "failed",
+                           "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (write(2, parts[i], strlen(parts[i])) < 0)
+            return;
+}
+
+/* NAME's temporary file: NAME.cgprof-tmp.PID */
+static void tmp_name(char *tmp, size_t cap, const char *name)
+{
+    char num[24];
+    copy(tmp, name, cap - 40);
+    size_t n = strlen(tmp);
+    copy(tmp + n, ".cgprof-tmp.", cap - n);
+    n = strlen(tmp);
+    copy(tmp + n, cg_utoa((uint64_t)getpid(), num + sizeof num), cap - n);
+}
+
+/* Writes LEN bytes to NAME: a temporary file renamed into place, so a
+ * crash or a full disk never leaves a torn profile where a good one was.
+ * 0, or -1 after saying why. */
+static int store(const char *name, const char *buf, size_t len)
+{
+    char tmp[4300];
+    const char *why;
+    int in_place;
+    int err = check_target(name, &why, &in_place);
+    if (err) {
+        say_failure(name, err, why);
+        return -1;
+    }
+    /* over the file size limit the kernel would send SIGXFSZ, which the
+     * program did not ask for: fail as a full disk does instead */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && len > rl.rlim_cur) {
+        say_failure(name, EFBIG, "the file size limit (ulimit -f) is smaller than the profile");
+        return -1;
+    }
+    if (in_place)
+        copy(tmp, name, sizeof tmp);
+    else
+        tmp_name(tmp, sizeof tmp, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        say_failure(name, errno, NULL);
+        return -1;
+    }
+    if (write_all(fd, buf, len) != 0) {
+        err = errno;
+        close(fd);
+        if (!in_place)
+            unlink(tmp);
+        say_failure(name, err, NULL);
+        return -1;
+    }
+    if (close(fd) != 0 && !in_place) {
+        err = errno;
+        unlink(tmp);
+        say_failure(name, err, NULL);
+        return -1;
+    }
+    if (!in_place && rename(tmp, name) != 0) {
+        err = errno;
+        unlink(tmp);
+        say_failure(name, err, NULL);
+        return -1;
+    }
+    error_said = 0;
+    return 0;
+}
+
+/* At start: whether the profile can be written where it will go, said
+ * now rather than only when the run is over. */
+int cg_output_check(void)
+{
+    char name[4200], tmp[4300];
+    output_name(name, sizeof name);
+    const char *why;
+    int in_place;
+    int err = check_target(name, &why, &in_place);
+    if (!err && !in_place) {
+        tmp_name(tmp, sizeof tmp, name);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            err = errno == EEXIST ? 0 : errno;
+        } else {
+            close(fd);
+            unlink(tmp);
+        }
+    }
+    if (err)
+        say_failure(name, err, why);
+    return err ? -1 : 0;
+}
+
+/* Whether the profile may go to NAME: not a directory, not a read-only
+ * file (glibc's open would fail there too), not the program itself.  0,
+ * or an errno and, in *why, the reason when errno's text would mislead. */
+static int check_target(const char *name, const char **why, int *in_place)
+{
+    struct stat st, exe;
+    *why = NULL;
+    *in_place = 0;
+    if (stat(name, &st) != 0)
+        return errno == ENOENT ? 0 : errno;
+    if (S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (stat("/proc/self/exe", &exe) == 0 && exe.st_dev == st.st_dev && exe.st_ino == st.st_ino) {
+        *why = "it is the program being profiled";
+        return ETXTBSY;
+    }
+    if (!(st.st_mode & 0222) || access(name, W_OK) != 0) {
+        *why = "the file is read-only (it is left as it is)";
+        return EACCES;
+    }
+    /* a device or pipe (/dev/null, a fifo) is written, never replaced */
+    *in_place = !S_ISREG(st.st_mode);
+    return 0;
 }
 
 static int merge_tables(struct merged *m, const struct cg_registry *r)
@@ -315,11 +470,15 @@ static void pause_sampling(void)
 
 static int write_locked(int final)
 {
-    char name[4200], tmp[4300], num[24];
+    char name[4200], num[24];
     output_name(name, sizeof name);
     cg_sampler_flush(); /* what was sampled up to now goes in */
-    pause_sampling();
-    if (final)
+    /* a checkpoint, written by the runtime's own thread, leaves the
+     * program's sampling alone (its counts may then be a few samples out
+     * of step with its stacks); every other write pauses it */
+    if (final != CG_WRITE_CHECKPOINT)
+        pause_sampling();
+    if (final == 1)
         cg_modules_snapshot(); /* not in a signal handler: the loader lock is safe */
     struct merged m, sm;
     struct hist h;
@@ -337,11 +496,12 @@ static int write_locked(int final)
         goto out_samples;
     }
     uint64_t lost = cg_arcs_lost();
-    /* Exit writes twice (_mcleanup, then our destructor, which catches
-     * calls made in between); the second is skipped when nothing changed. */
+    /* A final write after another with the same data (exec that failed,
+     * then exit), or a checkpoint with nothing new, is skipped. */
     uint64_t digest = 1 + lost + m.total + sm.total;
-    if (final && digest == final_digest) {
-        rc = 0;
+    if ((final && final != CG_WRITE_CHECKPOINT && digest == final_digest) ||
+        (final == CG_WRITE_CHECKPOINT && digest == last_digest)) {
+        rc = 0; /* nothing new since the last write */
         goto out_hist;
     }
     if (cg_format == CG_FORMAT_CGPROF && cg_stacks_merge() != 0)
@@ -365,27 +525,12 @@ static int write_locked(int final)
         cg_layout_cgprof(&o, &m, &sm, lost, &fz);
     else
         layout_gmon(&o, &m, &h, lost, sm.total);
-    copy(tmp, name, sizeof tmp - 40);
-    size_t n = strlen(tmp);
-    copy(tmp + n, ".cgprof-tmp.", sizeof tmp - n);
-    n = strlen(tmp);
-    copy(tmp + n, cg_utoa((uint64_t)getpid(), num + sizeof num), sizeof tmp - n);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        cg_say("cannot create ", tmp, ": profile not written");
+    if (store(name, o.buf, o.len) != 0)
         goto out_buf;
-    }
-    if (write_all(fd, o.buf, o.len) != 0 || close(fd) != 0) {
-        cg_say("cannot write ", tmp, ": profile not written");
-        unlink(tmp);
-        goto out_buf;
-    }
-    if (rename(tmp, name) != 0) {
-        cg_say("cannot rename profile to ", name, "");
-        unlink(tmp);
-        goto out_buf;
-    }
-    if (final)
+    last_digest = digest;
+    if (final == CG_WRITE_CHECKPOINT)
+        final = 0;
+    else if (final)
         final_digest = digest;
     /* Said once, at the first final write (a second one follows only if a
      * late call or sample changed the data). */
@@ -437,15 +582,26 @@ int cg_write_profile(int final)
     while (!__atomic_compare_exchange_n(&writing, &expected, 1, 0, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)) {
         /* bounded: the writer might be the very code this thread interrupted */
-        if (!final || ++waited > 5000) {
-            cg_say("another write of the profile is under way; this one is skipped", "", "");
+        if (!final || final == CG_WRITE_CHECKPOINT || ++waited > 5000) {
+            if (final != CG_WRITE_CHECKPOINT)
+                cg_say("another write of the profile is under way; this one is skipped", "", "");
             errno = saved;
             return -1;
         }
         expected = 0;
         usleep(1000);
     }
+    /* the time spent here is the runtime's: its samples are not the
+     * program's (signals.c), and its CPU time is reported on its own */
+    int prev = cg_tls.in_runtime;
+    cg_tls.in_runtime = 1;
+    struct timespec t0, t1;
+    int timed = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0) == 0;
     int rc = write_locked(final);
+    if (timed && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1) == 0)
+        cg_count_write((uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
+                       (uint64_t)(t1.tv_nsec - t0.tv_nsec));
+    cg_tls.in_runtime = prev;
     __atomic_store_n(&cg_paused, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
     errno = saved;

@@ -15,9 +15,9 @@ test_expect "libcgprof.so depends on libc alone and exports only its interface" 
     readelf -d $LIBSO | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' >needed &&
     test \"\$(cat needed)\" = libc.so.6 &&
     nm -D --defined-only $LIBSO | awk '{print \$3}' | sort >exported &&
-    printf '%s\n' __fentry__ __monstartup _mcleanup _mcount cgprof_dump dlclose execl execle \
-        execlp execv execve execvp execvpe fexecve mcount moncontrol monstartup \
-        profil pthread_create | sort >allowed &&
+    printf '%s\n' _Exit __fentry__ __monstartup _exit _mcleanup _mcount bsd_signal cgprof_dump \
+        dlclose execl execle execlp execv execve execvp execvpe fexecve mcount moncontrol \
+        monstartup pthread_create sigaction signal sysv_signal | sort >allowed &&
     diff allowed exported
 "
 test_done

@@ -1,0 +1,102 @@
+#!/bin/sh
+# t0150: every ending leaves a profile -- deadly signals, abort, faults,
+# _exit, exit from a thread, the program's own handlers, exec, kill -9
+# (checkpoints) -- and ends the process exactly as without cgprof (the
+# status, signal and core dump its parent sees, compared with the same
+# program built without -pg and run without the runtime).
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg -pthread "$PROGS/endings.c" -o "$WORK/endings" &&
+gcc -O2 -pthread "$PROGS/endings.c" -o "$WORK/endings_plain" &&
+gcc -O2 "$PROGS/waitst.c" -o "$WORK/waitst" || exit 1
+ulimit -c unlimited 2>/dev/null
+
+# ends HOW: runs endings HOW plain and under libcgprof (gmon.out, read by
+# GNU gprof); the parent must see the same ending, the profile must hold
+# main -> work 1000 exactly and spin's CPU time: at least 60% of what the
+# program measured (the default event's known loss at the kernel tick),
+# at most all of it plus 20 ms.
+ends() {
+    rm -f gmon.out* core* &&
+    ./waitst ./endings_plain "$1" 100 >plain 2>/dev/null &&
+    rm -f core* &&
+    LD_PRELOAD=$LIBSO ./waitst ./endings "$1" 100 >got 2>err &&
+    echo "plain: $(cat plain), with cgprof: $(cat got)" &&
+    cmp plain got &&
+    test -f gmon.out && ! ls ./*cgprof-tmp* 2>/dev/null &&
+    test "$(flat_calls endings gmon.out work)" = 1000 &&
+    cpu=$(sed -n 's/^cpu //p' err) &&
+    secs=$(gprof -b -p endings gmon.out | awk '$NF == "spin" { print $3 }') &&
+    echo "spin: ${secs:-0} s in the profile, program's CPU $cpu ms" &&
+    awk -v s="${secs:-0}" -v c="$cpu" 'BEGIN { exit !(s * 1000 >= 0.6 * c && s * 1000 <= c + 20) }'
+}
+
+for how in exit sig:INT sig:TERM sig:HUP sig:QUIT sig:PIPE sig:ALRM sig:USR1 sig:USR2 \
+    abort segv fpe ill sig:BUS _exit _Exit thread-exit; do
+    test_expect "ending '$how': profile written, the same ending for the parent" "ends $how"
+done
+
+# the program's own handlers still run and keep their meaning
+for how in own-exit:TERM own-exit:INT own-reraise:INT own-reraise:SEGV own-return:USR1 \
+    resethand:HUP; do
+    sig=$(echo "$how" | sed 's/.*://')
+    test_expect "own handler '$how': it ran, profile written, the same ending" "
+        ends $how && grep -q '^handler ' err
+    "
+done
+
+test_expect "sigaction and signal read back what the program set" "
+    LD_PRELOAD=$LIBSO ./waitst ./endings exit 0 >/dev/null &&
+    gcc -O2 -pg $PROGS/ownsig.c -o ownsig &&
+    LD_PRELOAD=$LIBSO ./ownsig readback | grep -q 'readback ok'
+"
+
+test_expect "exec keeps what came before: the re-exec'd image writes NAME.exec1" "
+    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./endings exec-self 200 2>err &&
+    test -f gmon.out && test -f gmon.out.exec1 &&
+    test \$(flat_calls endings gmon.out work) = 1000 &&
+    test \$(flat_calls endings gmon.out.exec1 work) = 1000 &&
+    secs=\$(gprof -b -p endings gmon.out | awk '\$NF == \"spin\" { print \$3 }') &&
+    echo \"first image: spin \$secs s\" && awk -v s=\$secs 'BEGIN { exit !(s >= 0.1) }'
+"
+
+test_expect "a -pg program that execs a program without -pg keeps its own profile" "
+    rm -f gmon.out* && printf '#!/bin/sh\nexec /bin/true\n' >shim && chmod +x shim &&
+    gcc -O2 -pg -x c - -o execer <<'EOF' &&
+#include <unistd.h>
+__attribute__((noinline)) void f(void) { __asm__ volatile(\"\"); }
+int main(void) { for (int i = 0; i < 42; i++) f(); execl(\"./shim\", \"shim\", (char *)0); return 1; }
+EOF
+    LD_PRELOAD=$LIBSO ./execer && test \$(flat_calls execer gmon.out f) = 42
+"
+
+# kill -9: nothing runs at the end; the checkpoint (every second by
+# default) holds all but the last second of CPU time at most.
+test_expect "kill -9 after 2.5 s: the checkpoint has lost at most 1 s of CPU time" "
+    rm -f gmon.out* &&
+    { LD_PRELOAD=$LIBSO ./endings wait 2>/dev/null & pid=\$!; } &&
+    sleep 2.5 && cpu=\$(awk '{ print (\$14 + \$15) / 100 }' /proc/\$pid/stat) &&
+    kill -9 \$pid && { wait \$pid; true; } &&
+    secs=\$(gprof -b -p endings gmon.out | awk '\$NF == \"spin\" { print \$3 }') &&
+    echo \"CPU at the kill \$cpu s, in the profile \$secs s\" &&
+    awk -v s=\$secs -v c=\$cpu 'BEGIN { exit !(s > 0 && c - s <= 1.0 + 0.02 && s <= c + 0.02) }'
+"
+
+test_expect "CGPROF_CHECKPOINT=0: no checkpoint, nothing after kill -9" "
+    rm -f gmon.out* &&
+    { CGPROF_CHECKPOINT=0 LD_PRELOAD=$LIBSO ./endings wait 2>/dev/null & pid=\$!; } &&
+    sleep 1.5 && kill -9 \$pid && { wait \$pid; true; } && test ! -f gmon.out
+"
+
+test_expect "kill -TERM from outside a running program: written, killed by SIGTERM" "
+    rm -f gmon.out* &&
+    { LD_PRELOAD=$LIBSO ./waitst ./endings wait >got 2>/dev/null & } &&
+    sleep 1 && pkill -TERM -P \$! -x endings; wait; cat got &&
+    test \"\$(cat got)\" = 'signal 15 nocore' && test \$(flat_calls endings gmon.out work) = 1000
+"
+
+test_expect "cgprof record: without -o the profile goes where record started, after a chdir" "
+    rm -f cgprof.data* && $CGPROF record ./endings chdir 20 2>/dev/null &&
+    test -f cgprof.data && $CGPROF report -b -p endings cgprof.data | grep -q ' work\$'
+"
+test_done

@@ -1,0 +1,66 @@
+#!/bin/sh
+# t0180: process trees -- the profiles of a parent, its forked children
+# and an exec'd image add up to the known totals; -s writes the sum as a
+# cgprof profile that reads back to the same report; profiles of different
+# programs are refused; a lone profile's siblings are pointed out; -c
+# works on cgprof profiles.
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg "$PROGS/tree.c" -o "$WORK/tree" &&
+gcc -O2 -pg "$PROGS/endings.c" -o "$WORK/endings" || exit 1
+(cd "$WORK" && $CGPROF record ./tree) || exit 1
+
+test_expect "five processes, five profiles: parent, three children, one exec'd image" "
+    ls cgprof.data* >files && cat files && test \$(wc -l <files) -eq 5 &&
+    test \$(grep -c '^cgprof.data\\.[0-9]*\$' files) -eq 3 &&
+    test \$(grep -c '^cgprof.data\\.[0-9]*\\.exec1\$' files) -eq 1
+"
+
+# tree.c's own counts: f 10 (parent), g 100+200+300 (children), h 7 (the
+# exec'd image), spin once per process, main entered by two images
+test_expect "the tree summed: every call count is the program's known total" "
+    $CGPROF report -b -q cgprof.data cgprof.data.* | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
+    printf '%s\n' '__libc_start_call_main main 2' 'main f 10' 'main g 600' 'main h 7' \
+        'main spin 5' >exp && diff -u exp got
+"
+
+test_expect "the sum's samples are the sum of each profile's" "
+    for p in cgprof.data*; do $CGPROF report -b -p \$p 2>/dev/null |
+        awk '\$NF == \"spin\" { print \$3 }'; done >each &&
+    $CGPROF report -b -p cgprof.data cgprof.data.* | awk '\$NF == \"spin\" { print \$3 }' >all &&
+    cat each all && awk -v t=\$(cat all) '{ s += \$1 } END { d = s - t; if (d < 0) d = -d; exit !(d <= 0.01 * NR) }' each
+"
+
+test_expect "-s writes cgprof.sum, a cgprof profile; reading it back gives the same report" "
+    rm -f cgprof.sum && $CGPROF report -s -b cgprof.data cgprof.data.* >direct 2>/dev/null &&
+    head -c 8 cgprof.sum | od -c | grep -q 'C   G   P   R   O   F' &&
+    $CGPROF report -b cgprof.sum >back 2>/dev/null && diff -u direct back
+"
+
+test_expect "a lone profile: the report points out the others and how to sum them" "
+    $CGPROF report -b cgprof.data >/dev/null 2>err; cat err &&
+    grep -q 'note: 4 more profiles .* cgprof report cgprof.data cgprof.data\\.\\*' err
+"
+
+test_expect "profiles of different programs are refused with a clear line" "
+    mkdir -p other && (cd other && $CGPROF record ./../endings exit 10 2>/dev/null) &&
+    ! $CGPROF report -b cgprof.data other/cgprof.data >/dev/null 2>err; cat err &&
+    grep -q 'profiles of different programs .*cannot be summed' err && test \$(wc -l <err) -eq 1
+"
+# -c: once() calls never() (a forward call, which gprof -c keeps), but
+# never at run time: the static arc is shown 0/0, as gprof -c shows it
+test_expect "-c on a cgprof profile: the static call graph, as gprof -c on gmon.out" "
+    mkdir -p sc && cd sc && cat >sc.c <<'X' &&
+static volatile int sink;
+void never(void);
+__attribute__((noinline)) void once(int x) { if (x > 5) never(); sink++; }
+__attribute__((noinline)) void never(void) { sink++; }
+int main(int argc, char **argv) { (void)argv; once(argc); return 0; }
+X
+    gcc -O0 -pg sc.c -o sc && ./sc && gprof -b -c -q sc gmon.out >gprof.txt &&
+    grep -A1 ' once \[' gprof.txt | grep -q ' 0/0  *never ' &&
+    $CGPROF record ./sc && $CGPROF report -b -c -q cgprof.data >cg.txt 2>/dev/null &&
+    grep -A1 ' once \[' cg.txt | tee arc | grep -q ' 0/0  *never ' &&
+    ! { $CGPROF report -b -q cgprof.data 2>/dev/null | grep -A1 ' once \[' | grep -q never; }
+"
+test_done

@@ -27,7 +27,7 @@
 /* A symbol while loading: names still point into libelf's buffers. */
 struct cand {
     struct symtab_sym s;
-    size_t order; /* position in the ELF symbol table, for stable sorting */
+    size_t order;  /* position in the ELF symbol table, for stable sorting */
     uint64_t size; /* st_size, 0 if unknown */
 };
 
@@ -270,9 +270,9 @@ static int load_elf(struct symtab *t, Elf *elf, const char *path, unsigned flags
     if (more) {
         c = more;
         for (size_t i = 0; i < nplt; i++)
-            c[n++] =
-                (struct cand){{.addr = plt[i].addr, .name = plt[i].name, .is_func = 1}, (size_t)-1,
-                              16}; /* a PLT entry is 16 bytes */
+            c[n++] = (struct cand){{.addr = plt[i].addr, .name = plt[i].name, .is_func = 1},
+                                   (size_t)-1,
+                                   16}; /* a PLT entry is 16 bytes */
     }
     n = finalize(c, n, text.sh_addr + text.sh_size, flags);
     int rc = 0;

@@ -59,9 +59,8 @@ int load_pick_inputs(struct load_inputs *a, int n, char **args, const char *cmd)
         a->nfiles = n;
         for (int i = 1; i < n; i++) /* a process tree: summed */
             if (!is_cgdata_file(args[i])) {
-                fprintf(stderr,
-                        "%s: %s is a cgprof profile and %s is not: they cannot be summed\n", cmd,
-                        args[0], args[i]);
+                fprintf(stderr, "%s: %s is a cgprof profile and %s is not: they cannot be summed\n",
+                        cmd, args[0], args[i]);
                 return 2;
             }
     } else {

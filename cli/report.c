@@ -379,7 +379,9 @@ static int pick_inputs(struct report_args *a, int n, char **args)
 {
     if (a->json && (a->lines || (a->style & (STYLE_ANNO | STYLE_EXEC)))) {
         fprintf(stderr, "cgprof report: --json with %s: not supported yet\n",
-                a->lines ? "-l" : (a->style & STYLE_ANNO) ? "-A" : "-C");
+                a->lines                  ? "-l"
+                : (a->style & STYLE_ANNO) ? "-A"
+                                          : "-C");
         return 2;
     }
     struct load_inputs in;
@@ -511,10 +513,10 @@ static int find_static_calls(const struct report_args *a, const struct symtab *s
     char err[ERR_LEN];
     struct cg_static_call *calls = NULL;
     size_t n = 0;
-    int rc = a->cgdata && cur_cgdata
-                 ? modmap_static_calls(cur_modmap, cur_cgdata, a->sym_flags, &calls, &n, err,
-                                       sizeof err)
-                 : disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
+    int rc =
+        a->cgdata && cur_cgdata
+            ? modmap_static_calls(cur_modmap, cur_cgdata, a->sym_flags, &calls, &n, err, sizeof err)
+            : disasm_static_calls(a->prog, st, gd, &calls, &n, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "cgprof report: %s\n", err);
         return -1;
@@ -699,8 +701,7 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     /* a cgprof profile was sampled even when no sample came (-F 0, a short
      * run): its flat profile says "no time accumulated", as gprof's does;
      * stacks alone (a program without -pg) give a call graph too */
-    choose_tables(a, gd->nhists > 0 || pcs != NULL,
-                  gd->narcs > 0 || (measured && cd->nstacks > 0));
+    choose_tables(a, gd->nhists > 0 || pcs != NULL, gd->narcs > 0 || (measured && cd->nstacks > 0));
     if (a->style & STYLE_SUM) {
         if (gmon_write_sum(gd, "gmon.sum", err, sizeof err) != 0) {
             fprintf(stderr, "cgprof report: %s\n", err);

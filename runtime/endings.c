@@ -37,12 +37,12 @@
 
 unsigned cg_exec_gen;
 int cg_exec_child;
-static pid_t my_pid;                      /* the process we count for */
-static int done;                          /* atomic: the final write has been made */
+static pid_t my_pid; /* the process we count for */
+static int done;     /* atomic: the final write has been made */
 static uint64_t checkpoint_ns = 1000000000u;
-static uint64_t last_checkpoint;          /* helper thread only */
-static unsigned write_req, write_done;    /* atomic: futex words of the handshake */
-static int req_final;                     /* atomic: the strongest kind asked for */
+static uint64_t last_checkpoint;                      /* helper thread only */
+static unsigned write_req, write_done;                /* atomic: futex words of the handshake */
+static int req_final;                                 /* atomic: the strongest kind asked for */
 static uint64_t helper_cpu_ns, write_cpu_ns, nwrites; /* atomic */
 
 static uint64_t parse_u64(const char *s, int *ok)
@@ -67,7 +67,8 @@ void cg_endings_init(void)
         int ok;
         uint64_t ms = parse_u64(cp, &ok);
         if (!ok || ms > 86400000u)
-            cg_say("ignoring CGPROF_CHECKPOINT=", cp, ": not a number of milliseconds (0-86400000)");
+            cg_say("ignoring CGPROF_CHECKPOINT=", cp,
+                   ": not a number of milliseconds (0-86400000)");
         else
             checkpoint_ns = ms * 1000000u;
     }
@@ -206,9 +207,8 @@ static int delegate(int kind, int timeout_ms)
     if (!cg_sampler_running() || cg_sampler_here())
         return -1;
     int cur = __atomic_load_n(&req_final, __ATOMIC_RELAXED);
-    while (cur < kind &&
-           !__atomic_compare_exchange_n(&req_final, &cur, kind, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_RELAXED))
+    while (cur < kind && !__atomic_compare_exchange_n(&req_final, &cur, kind, 0, __ATOMIC_ACQ_REL,
+                                                      __ATOMIC_RELAXED))
         ;
     unsigned req = __atomic_add_fetch(&write_req, 1, __ATOMIC_ACQ_REL);
     cg_sampler_flush(); /* wakes it; it drains the rings, then writes */
@@ -264,8 +264,12 @@ static char **exec_env(char *const envp[], size_t *bytes, int writes, int wrote)
 {
     static char var[80];
     char num[24], *p = var;
-    const char *parts[] = {"CGPROF_EXEC=", cg_utoa((uint64_t)getpid(), num + sizeof num), ":", 0,
-                           ":", cg_output_child() ? "1" : "0"};
+    const char *parts[] = {"CGPROF_EXEC=",
+                           cg_utoa((uint64_t)getpid(), num + sizeof num),
+                           ":",
+                           0,
+                           ":",
+                           cg_output_child() ? "1" : "0"};
     if (!writes)
         parts[5] = "0"; /* a shell's child is nobody's: the program it runs is */
     char gen[24];

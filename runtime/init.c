@@ -82,7 +82,8 @@ static int parse_signal(const char *s)
     char *end;
     long n = strtol(s, &end, 10);
     if (*s && !*end)
-        return n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP && n != cg_sample_sig ? (int)n : -1;
+        return n > 0 && n < NSIG && n != SIGKILL && n != SIGSTOP && n != cg_sample_sig ? (int)n
+                                                                                       : -1;
     for (size_t i = 0; i < sizeof signames / sizeof signames[0]; i++)
         if (strcasecmp(s, signames[i].name) == 0)
             return signames[i].sig;

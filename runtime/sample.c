@@ -71,22 +71,29 @@ uint64_t cg_samples_lost(void)
     return __atomic_load_n(&samples_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_sample_tables);
 }
 
-/* At thread exit: the table goes to the next thread.  Sampling is held off
+/* At thread exit: the sample table and stack tree go to the next thread.  Sampling is held off
  * meanwhile, so a last sample cannot take a new table that nobody would
  * ever release. */
 void cg_samples_thread_exit(void)
 {
     struct cg_tls *t = &cg_tls;
-    if (!t->samples)
+    if (!t->samples && !t->stree)
         return;
     sigset_t prof, old;
     sigemptyset(&prof);
     sigaddset(&prof, cg_sample_sig);
     sigaddset(&prof, SIGPROF);
     pthread_sigmask(SIG_BLOCK, &prof, &old);
-    struct cg_table *tb = t->samples;
-    t->samples = NULL;
-    cg_table_release(tb);
+    if (t->samples) {
+        struct cg_table *tb = t->samples;
+        t->samples = NULL;
+        cg_table_release(tb);
+    }
+    if (t->stree) { /* its stack tree too (stacks.c) */
+        struct cg_stree *tr = t->stree;
+        t->stree = NULL;
+        cg_stree_release(tr);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 

@@ -331,6 +331,27 @@ static int parse_hex(const char *p, uintptr_t *v)
     return 0;
 }
 
+/* Reads /proc/self/task/TID/FILE into BUF (NUL-terminated); its length,
+ * or -1.  No allocation, no stdio: the sampler thread may not use them. */
+static ssize_t read_task(pid_t tid, const char *file, char *buf, size_t cap)
+{
+    char path[64], num[24];
+    char *p = path;
+    const char *parts[3] = {"/proc/self/task/", cg_utoa((uint64_t)tid, num + sizeof num), file};
+    for (int i = 0; i < 3; i++)
+        for (const char *s = parts[i]; *s; s++)
+            *p++ = *s;
+    *p = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n >= 0)
+        buf[n] = '\0';
+    return n;
+}
+
 /* wall: time a thread spent runnable but waiting for a CPU (the second
  * field of /proc/self/task/TID/schedstat, in ns) is real time no clock
  * sample sees: it is charged, in samples of the rate, to where the thread
@@ -338,23 +359,10 @@ static int parse_hex(const char *p, uintptr_t *v)
  * one where it slept. */
 static void sample_waiting(struct tracked *t)
 {
-    char path[64], buf[128], num[24];
-    char *p = path;
-    const char *parts[3] = {"/proc/self/task/", cg_utoa((uint64_t)t->tid, num + sizeof num),
-                            "/schedstat"};
-    for (int i = 0; i < 3; i++)
-        for (const char *s = parts[i]; *s; s++)
-            *p++ = *s;
-    *p = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[128];
+    if (read_task(t->tid, "/schedstat", buf, sizeof buf) <= 0)
         return;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    buf[n] = '\0';
-    p = buf;
+    char *p = buf;
     while (*p >= '0' && *p <= '9')
         p++;
     if (*p++ != ' ')
@@ -383,22 +391,10 @@ static void sample_waiting(struct tracked *t)
 /* wall: a thread blocked in the kernel counts one tick at its user pc. */
 static void sample_blocked(struct tracked *t, uint64_t weight)
 {
-    char path[64], buf[256], num[24];
-    char *p = path;
-    const char *parts[3] = {"/proc/self/task/", cg_utoa((uint64_t)t->tid, num + sizeof num),
-                            "/syscall"};
-    for (int i = 0; i < 3; i++)
-        for (const char *s = parts[i]; *s; s++)
-            *p++ = *s;
-    *p = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    char buf[256];
+    ssize_t n = read_task(t->tid, "/syscall", buf, sizeof buf);
     if (n <= 0 || buf[0] == 'r') /* "running": its cpu-clock samples it */
         return;
-    buf[n] = '\0';
     /* "nr args... sp pc", or "-1 sp pc" outside a system call */
     char *last = strrchr(buf, ' ');
     if (!last)

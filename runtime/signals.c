@@ -43,10 +43,10 @@ int cg_sample_sig;
 extern int __sigaction(int, const struct sigaction *, struct sigaction *);
 
 /* Signals whose default action ends the process. */
-static const int deadly[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT, SIGBUS,
-                             SIGFPE,  SIGUSR1, SIGSEGV,   SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
-                             SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS,  SIGIO,   SIGPWR,
-                             SIGSTKFLT};
+static const int deadly[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,   SIGTRAP,   SIGABRT,
+                             SIGBUS,  SIGFPE,  SIGUSR1, SIGSEGV,  SIGUSR2,   SIGPIPE,
+                             SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,  SIGVTALRM, SIGPROF,
+                             SIGSYS,  SIGIO,   SIGPWR,  SIGSTKFLT};
 
 static struct {
     struct sigaction prog; /* what the program believes is installed */

@@ -221,24 +221,6 @@ void cg_stack_sample_uc(void *ucontext, uint64_t weight)
     cg_stree_add(t->stree, t->stree->scratch, n, cut, weight);
 }
 
-/* At thread exit: the tree goes to the next thread (sampling held off, as
- * for the sample table). */
-void cg_stacks_thread_exit(void)
-{
-    struct cg_tls *t = &cg_tls;
-    if (!t->stree)
-        return;
-    sigset_t prof, old;
-    sigemptyset(&prof);
-    sigaddset(&prof, cg_sample_sig);
-    sigaddset(&prof, SIGPROF);
-    pthread_sigmask(SIG_BLOCK, &prof, &old);
-    struct cg_stree *tr = t->stree;
-    t->stree = NULL;
-    cg_stree_release(tr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
 /* In a fork child: the parent's stacks are the parent's.  Every tree's
  * counts are zeroed (nodes kept), and the trees of threads that do not
  * exist here are released. */

@@ -24,7 +24,6 @@ static void on_thread_exit(void *arg)
     cg_thread_timer_stop();
     cg_thread_rec_end();
     cg_samples_thread_exit();
-    cg_stacks_thread_exit();
     cg_arcs_thread_exit();
     cg_tls.key_set = 0;
 }

@@ -95,7 +95,6 @@ uint32_t cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, i
                       uint64_t weight) CG_HIDDEN;
 /* Adds WEIGHT more samples to the stack ending at node LEAF. */
 void cg_stree_count(struct cg_stree *t, uint32_t leaf, uint64_t weight) CG_HIDDEN;
-void cg_stacks_thread_exit(void) CG_HIDDEN;
 void cg_stacks_after_fork(void) CG_HIDDEN;
 /* Samples a thread in its own signal handler, from its ucontext. */
 void cg_stack_sample_uc(void *ucontext, uint64_t weight) CG_HIDDEN;

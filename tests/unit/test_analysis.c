@@ -60,10 +60,13 @@ static void put_hist(struct img *m, uint64_t lo, uint64_t hi, uint32_t nbins, ui
         put(m, &count, 2);
 }
 
+/* Writes M to a new file in $TMPDIR (or /tmp); the caller unlinks it
+ * before the next call reuses the name's buffer. */
 static const char *write_img(const struct img *m)
 {
-    static char path[] = "/tmp/cgprof-unit-XXXXXX";
-    strcpy(path, "/tmp/cgprof-unit-XXXXXX");
+    static char path[4096];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/cgprof-unit-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0 || write(fd, m->b, m->n) != (ssize_t)m->n)
         abort();
@@ -90,6 +93,7 @@ static void test_gmon(void)
     CHECK(d.narcs == 2 && d.arcs[0].count == 14 && d.arcs[1].count == 2);
     CHECK(d.lost_calls == 10);
     gmon_free(&d);
+    unlink(path);
 
     /* Truncated in the middle of the arcs: an error with the offset. */
     m.n -= 3;

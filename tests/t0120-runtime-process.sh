@@ -65,12 +65,14 @@ test_expect "moncontrol(0) stops counting, moncontrol(1) resumes" "
 test_expect "GMON_OUT_PREFIX gives PREFIX.PID, as glibc does" "
     rm -f gmon.* prof.* &&
     GMON_OUT_PREFIX=prof LD_PRELOAD=$LIBSO sh -c 'echo \$\$ >pid; exec ./proc deep' &&
-    test -f prof.\$(cat pid) && test ! -f gmon.out
+    test ! -f gmon.out && printf 'main rec 1\\nrec rec 100000\\n' >exp && same_arcs exp proc prof.\$(cat pid)
 "
 
 test_expect "CGPROF_OUTPUT names the file; no temporary file is left" "
+    rm -f sub.out && ls -A >before && echo sub.out >>before && echo files >>before &&
     rm -f gmon.* && CGPROF_OUTPUT=sub.out LD_PRELOAD=$LIBSO ./proc deep &&
-    test -f sub.out && test ! -f gmon.out && ! ls *cgprof-tmp* 2>/dev/null
+    test ! -f gmon.out && ls -A >files && cat files && ! grep -v -x -F -f before files &&
+    printf 'main rec 1\\nrec rec 100000\\n' >exp && same_arcs exp proc sub.out
 "
 
 test_expect "a program not built with -pg writes no gmon.out" "

@@ -19,7 +19,7 @@ TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o)
 TOOL_LIBS := -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++
 
-.PHONY: all check demo bench install clean help deps fuzz
+.PHONY: all check demo bench install clean help deps fuzz mutants
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
 
 help:
@@ -30,6 +30,8 @@ help:
 	@echo "make install PREFIX=/usr/local"
 	@echo "make deps       install the Debian packages the build and tests need"
 	@echo "make fuzz       build the reader fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata (clang)"
+	@echo "make mutants    apply each bug in tests/mutants/ in turn, report those no test catches"
+	@echo "                (MUTANTS=WORDS picks mutants, TESTS=FILTER overrides their tests)"
 
 deps:
 	sh scripts/deps.sh
@@ -64,6 +66,10 @@ check: all
 
 bench: all
 	sh bench/run.sh
+
+# Mutation testing, not part of check: see tests/mutants/run.sh.
+mutants:
+	MUTANTS='$(MUTANTS)' TESTS='$(TESTS)' sh tests/mutants/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

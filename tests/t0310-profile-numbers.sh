@@ -16,6 +16,7 @@ shares_ok() {
     awk -v n="$3" 'NR == FNR { for (i = 1; i < NF; i += 2) truth[$i] = $(i + 1); next }
         $1 ~ /^[0-9.]+$/ && NF >= 4 && ($NF in truth) { got[$NF] = $1 }
         END { bad = 0
+            if (n < 1) { print "no samples"; exit 1 }
             for (f in truth) { p = truth[f] / 100; tol = 400 * sqrt(p * (1 - p) / n) + 0.5;
                 d = got[f] - truth[f]; if (d < 0) d = -d;
                 printf "%s: %s%% sampled, %s%% true, tolerance %.2f (%d samples)\n", f, got[f] + 0, truth[f], tol, n;

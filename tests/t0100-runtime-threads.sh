@@ -27,6 +27,16 @@ test_expect "8 threads on 2 cores, -mfentry, linked with libcgprof.a: exact" "
     same_arcs threads8.expected threads8 gmon.out
 "
 
+# gmon.out has no arcs from libc; a cgprof profile keeps them, so the call
+# that starts each thread -- its first, made on the slow path -- is counted.
+test_expect "cgprof profile, 4 threads: every arc exact, each thread's first call included" "
+    gcc -O2 -pg -pthread $PROGS/threads.c -o threads_cg && rm -f cgprof.data &&
+    $CGPROF record --format cgprof ./threads_cg >/dev/null &&
+    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
+    { cat threads.expected; echo '__libc_start_call_main main 1'; echo 'start_thread thread_main 4'; } |
+        sort | diff -u - got
+"
+
 # glibc's mcount drops a call when another thread is inside it (a
 # compare-and-swap on one global state): its counts can fall short of the
 # truth, never exceed it, and it knows no arc that is not there -- an

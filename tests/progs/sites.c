@@ -139,6 +139,8 @@ int main(int argc, char **argv)
         pthread_t th;
         if (pthread_create(&th, NULL, signaller, NULL) != 0)
             return 1;
+        while (handled == 0) /* at least one signal, however loaded the machine */
+            sched_yield();
         spray();
         __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
         pthread_join(th, NULL);

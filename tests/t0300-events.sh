@@ -83,21 +83,38 @@ test_expect "an unknown event is refused" "
 
 # sleepy computes 10 ms of CPU and sleeps 10 ms, 100 times, and measures
 # both: its CPU time in compute and its time blocked in nanosleep (less any
-# wait for a CPU after waking, which wall counts in neither).  The blocked
-# share is estimated from looks every 10 ms on average: tolerance 4
-# binomial standard deviations for that many looks, plus a point.  No
-# EINTR (sleepy exits 3), and the process's CPU time, the sampler thread's
+# wait for a CPU after waking, which wall counts in neither).  No EINTR
+# (sleepy exits 3), and the process's CPU time, the sampler thread's
 # included, within 15% of an unprofiled run's.
-test_expect "-e wall: the blocked share as measured, no EINTR, CPU time within 15%" "
-    ./sleepy 100 >base && rm -f cgprof.data && $CGPROF record -e wall --format cgprof ./sleepy 100 >truth &&
-    cat base truth && $CGPROF report -b -p >flat && cat flat &&
-    sleep_share=\$(awk '/nanosleep/ && \$1 ~ /^[0-9.]+\$/ { s += \$1 } END { print s + 0 }' flat) &&
-    awk -v got=\$sleep_share '{ c = \$2; b = \$4; p = b / (b + c); looks = (b + c) / 0.010;
-        tol = 400 * sqrt(p * (1 - p) / looks) + 1; d = got - 100 * p; if (d < 0) d = -d;
-        printf \"asleep %.2f%% sampled, %.2f%% measured, tolerance %.2f\\n\", got, 100 * p, tol; exit !(d <= tol) }' truth &&
+case "-e wall: " in *"${TEST_ONLY:-}"*)
+    (cd "$WORK" && ./sleepy 100 >wall.base && rm -f cgprof.data &&
+        $CGPROF record -e wall --format cgprof ./sleepy 100 >wall.truth && $CGPROF report -b -p >wall.flat)
+    echo $? >"$WORK/wall.rc" ;;
+esac
+test_expect "-e wall: no EINTR, CPU time within 15% of an unprofiled run" "
+    cat wall.base wall.truth wall.flat && test \$(cat wall.rc) -eq 0 &&
     awk 'NR == FNR { base = \$6; next } { printf \"CPU %.3f s profiled, %.3f s not\\n\", \$6, base;
-        exit !(\$6 <= 1.15 * base + 0.02) }' base truth
+        exit !(\$6 <= 1.15 * base + 0.02) }' wall.base wall.truth
 "
+# The blocked share is estimated from looks every 10 ms on average:
+# tolerance 4 binomial standard deviations for that many looks, plus a
+# point.  On a machine so loaded that sleepy waited for a CPU more than 5%
+# of its run, the looks are no longer independent of what it does (blocked
+# time came out up to half low; docs/events.md): the check is skipped, saying
+# so, rather than failed at random.
+waited=$(awk '{ printf "%.1f", 100 * $8 / $10 }' "$WORK/wall.truth" 2>/dev/null)
+if [ -z "$waited" ] || awk -v w="$waited" 'BEGIN { exit !(w > 5) }'; then
+    test_skip "-e wall: the blocked share as measured" "sleepy waited ${waited:-?}% of its run for a CPU"
+else
+    test_expect "-e wall: the blocked share as measured" "
+        cat wall.truth wall.flat &&
+        sleep_share=\$(awk '/nanosleep/ && \$1 ~ /^[0-9.]+\$/ { s += \$1 } END { print s + 0 }' wall.flat) &&
+        awk -v got=\$sleep_share '{ c = \$2; b = \$4; p = b / (b + c); looks = (b + c) / 0.010;
+            tol = 400 * sqrt(p * (1 - p) / looks) + 1; d = got - 100 * p; if (d < 0) d = -d;
+            printf \"asleep %.2f%% sampled, %.2f%% measured, tolerance %.2f\\n\", got, 100 * p, tol;
+            exit !(d <= tol) }' wall.truth
+    "
+fi
 
 # touch.c takes exactly 8,000 page faults in touch_pages: at one sample
 # per 16, 500 samples of 16 events each (give or take a sample at either
@@ -150,7 +167,7 @@ test_expect "time in the vDSO is named; per-thread totals add up" "
          \$1 ~ /[.]/ && NF >= 4 { total = \$2 }
          END { printf \"%d threads, %d samples, %.2f s sampled, %.2f s CPU, flat total %.2f s\\n\", n, smp, s, c, total;
              d = smp / 1000 - total; if (d < 0) d = -d; e = s - c; if (e < 0) e = -e;
-             exit !(n >= 2 && d <= 0.005 && e <= 0.2 * c + 0.02) }' out &&
+             exit !(n >= 2 && d <= 0.0051 && e <= 0.2 * c + 0.02) }' out &&
     $CGPROF report --json >j && python3 -c 'import json,sys; d=json.load(open(\"j\")); t=d[\"threads\"];
 assert len(t) >= 2, t; s=sum(x[\"sampled_seconds\"] for x in t); c=sum(x[\"cpu_seconds\"] for x in t);
 assert abs(s - c) <= 0.2 * c + 0.02, (s, c); assert abs(s - d[\"total_seconds\"]) < 0.01, s'

@@ -2,11 +2,12 @@
  * 10 ms of its own CPU time and a 10 ms sleep.  Any EINTR or short sleep is
  * fatal (exit 3): a sampler that interrupts blocked threads would make it
  * fail.  Prints what it measured, for the wall event's truth:
- *   compute C blocked B cpu P
+ *   compute C blocked B cpu P waited D of W
  * C: seconds of CPU in compute(); B: seconds blocked in nap(), that is the
  * time inside nanosleep less the time spent waiting for a CPU after the
  * wake-up (the kernel's run delay, /proc/thread-self/schedstat); P: the
- * process's CPU time, every thread included. */
+ * process's CPU time, every thread included; D: seconds the main thread
+ * waited for a CPU in all, of W seconds of real time. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ __attribute__((noinline)) void nap(long ms)
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 30;
-    double computing = 0, blocked = 0;
+    double computing = 0, blocked = 0, start = clock_s(CLOCK_MONOTONIC), delay = run_delay();
     for (int r = 0; r < rounds; r++) {
         double c = clock_s(CLOCK_THREAD_CPUTIME_ID);
         compute(0.010);
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
         blocked += clock_s(CLOCK_MONOTONIC) - w - (run_delay() - d) -
                    (clock_s(CLOCK_THREAD_CPUTIME_ID) - c);
     }
-    printf("compute %.4f blocked %.4f cpu %.4f\n", computing, blocked,
-           clock_s(CLOCK_PROCESS_CPUTIME_ID));
+    printf("compute %.4f blocked %.4f cpu %.4f waited %.4f of %.4f\n", computing, blocked,
+           clock_s(CLOCK_PROCESS_CPUTIME_ID), run_delay() - delay, clock_s(CLOCK_MONOTONIC) - start);
     return 0;
 }

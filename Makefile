@@ -23,7 +23,7 @@ TOOL_LIBS := -ldw -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-sta
 # time, so that the generated code always matches the installed protobuf-c
 PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
 
-.PHONY: all check demo bench install clean help deps fuzz
+.PHONY: all check demo bench install clean help deps fuzz mutants
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
 
 help:
@@ -34,6 +34,8 @@ help:
 	@echo "make install PREFIX=/usr/local"
 	@echo "make deps       install the Debian packages the build and tests need"
 	@echo "make fuzz       build the fuzzers, $(BUILD)/fuzz_gmon, fuzz_cgdata, fuzz_dwinfo (clang)"
+	@echo "make mutants    apply each bug in tests/mutants/ in turn, report those no test catches"
+	@echo "                (MUTANTS=WORDS picks mutants, TESTS=FILTER overrides their tests)"
 
 deps:
 	sh scripts/deps.sh
@@ -80,6 +82,10 @@ check: all
 
 bench: all
 	sh bench/run.sh
+
+# Mutation testing, not part of check: see tests/mutants/run.sh.
+mutants:
+	MUTANTS='$(MUTANTS)' TESTS='$(TESTS)' sh tests/mutants/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \

@@ -4,12 +4,31 @@
 . "$(dirname "$0")/lib.sh"
 
 gcc -O2 -pg -pthread "$PROGS/proc.c" -o "$WORK/proc" || exit 1
+gcc -O2 -pg -pthread "$PROGS/spin.c" -o "$WORK/spin" || exit 1
+
+# seconds_near FLAT CPU: the flat profile's total seconds (its last
+# cumulative figure) within 15% + 10 ms of CPU seconds
+seconds_near() {
+    awk -v c="$2" '$1 ~ /^[0-9.]+$/ && NF >= 4 { t = $2 } END { d = t - c; if (d < 0) d = -d;
+        printf "profile %.2f s, CPU %.3f s\n", t, c; exit !(d <= 0.15 * c + 0.01) }' "$1"
+}
 
 test_expect "fork: the child starts empty and writes its own file" "
     rm -f gmon.out* && LD_PRELOAD=$LIBSO ./proc fork >out &&
     child=\$(sed -n 's/^child //p' out) &&
     printf 'main f 10\nmain h 5\n' >parent.exp && same_arcs parent.exp proc gmon.out &&
     printf 'main g 7\n' >child.exp && same_arcs child.exp proc gmon.out.\$child
+"
+
+test_expect "fork: the child's samples are its own, none of its parent's" "
+    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./spin fork 600 200 >out && cat out &&
+    set -- \$(sed -n 's/^child //p' out) && child=\$1 ccpu=\$2 &&
+    pcpu=\$(sed -n 's/^parent //p' out) &&
+    gprof -b -p spin gmon.out.\$child >child.flat && cat child.flat &&
+    ! grep -q ' burn\$' child.flat && grep -q ' burn_child\$' child.flat &&
+    seconds_near child.flat \$ccpu &&
+    gprof -b -p spin gmon.out >parent.flat && cat parent.flat &&
+    ! grep -q ' burn_child\$' parent.flat && seconds_near parent.flat \$pcpu
 "
 
 test_expect "exec: the data so far is written before the new image runs" "
@@ -46,12 +65,14 @@ test_expect "moncontrol(0) stops counting, moncontrol(1) resumes" "
 test_expect "GMON_OUT_PREFIX gives PREFIX.PID, as glibc does" "
     rm -f gmon.* prof.* &&
     GMON_OUT_PREFIX=prof LD_PRELOAD=$LIBSO sh -c 'echo \$\$ >pid; exec ./proc deep' &&
-    test -f prof.\$(cat pid) && test ! -f gmon.out
+    test ! -f gmon.out && printf 'main rec 1\\nrec rec 100000\\n' >exp && same_arcs exp proc prof.\$(cat pid)
 "
 
 test_expect "CGPROF_OUTPUT names the file; no temporary file is left" "
+    rm -f sub.out && ls -A >before && echo sub.out >>before && echo files >>before &&
     rm -f gmon.* && CGPROF_OUTPUT=sub.out LD_PRELOAD=$LIBSO ./proc deep &&
-    test -f sub.out && test ! -f gmon.out && ! ls *cgprof-tmp* 2>/dev/null
+    test ! -f gmon.out && ls -A >files && cat files && ! grep -v -x -F -f before files &&
+    printf 'main rec 1\\nrec rec 100000\\n' >exp && same_arcs exp proc sub.out
 "
 
 test_expect "a program not built with -pg writes no gmon.out" "

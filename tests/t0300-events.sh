@@ -8,7 +8,9 @@ gcc -O2 "$PROGS/split.c" -o "$WORK/split" &&
 gcc -O2 -pthread "$PROGS/sleepy.c" -o "$WORK/sleepy" &&
 gcc -O2 -shared -fPIC "$PROGS/libwork.c" -o "$WORK/libwork.so" &&
 gcc -O2 -shared -fPIC "$PROGS/plugin.c" -o "$WORK/plugin.so" &&
-gcc -O2 "$PROGS/mixlib.c" -L"$WORK" -lwork -Wl,-rpath,'$ORIGIN' -ldl -o "$WORK/mixlib" || exit 1
+gcc -O2 "$PROGS/mixlib.c" -L"$WORK" -lwork -Wl,-rpath,'$ORIGIN' -ldl -o "$WORK/mixlib" &&
+gcc -O2 "$PROGS/touch.c" -o "$WORK/touch" &&
+gcc -O2 "$PROGS/sort.c" -o "$WORK/sort" || exit 1
 
 # fn_shares: "name percent" per function of cgprof's flat profile (stdin)
 fn_shares() {
@@ -19,24 +21,50 @@ near() {
     awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
         if (d > p) { print a " is not within " p " points of " b; exit 1 } }'
 }
-# split_check EVENT N: f60/f30/f10 shares within 3 points of the truth the
-# program measured itself.  N sets the work: cpu and itimer take a sample
-# per kernel tick (250 Hz here; cpu weights it by the periods it covers),
-# so they run three times longer than cpu-clock's true 1 kHz for as many
-# independent samples.
+# samples_of JSON: "samples cpu_seconds" summed over the profile's threads
+samples_of() {
+    python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["threads"];
+print(sum(x["samples"] for x in t), sum(x["cpu_seconds"] for x in t))' "$1"
+}
+# near_share GOT TRUE N: a share measured by N independent samples is
+# within 4 standard deviations (binomial, sqrt(p(1-p)/N)) of the true
+# share, plus half a point for the rounding of both and the program's own
+# clock: a wrong share fails, chance never does (p < 1e-4 per check).
+near_share() {
+    awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { p = b / 100; if (p <= 0 || p >= 1 || n < 1) exit 1;
+        tol = 400 * sqrt(p * (1 - p) / n) + 0.5; d = a - b; if (d < 0) d = -d;
+        printf "%s vs %s: %.2f points apart, tolerance %.2f (%d samples)\n", a, b, d, tol, n;
+        exit !(d <= tol) }'
+}
+# split_check EVENT N: f60/f30/f10 shares near the truth the program
+# measured itself.  N sets the work: cpu and itimer take a sample per
+# kernel tick (cpu weights it by the periods it covers), so they run three
+# times longer than cpu-clock's true 1 kHz for as many independent
+# samples.  Independent samples: cpu-clock's own; itimer's, at most one
+# per tick of the process's CPU time (the tick rate it shows, samples per
+# CPU second, is measured first); cpu's, half its ticks: it credits all the
+# periods a late expiry missed to the one pc it interrupts, and on a loaded
+# machine it was seen 4.2 binomial deviations off when counted per tick
+# (f10 4.6% for 9.8%; docs/events.md).
 split_check() {
     rm -f cgprof.data &&
     $CGPROF record -e "$1" --format cgprof ./split "$2" >truth &&
     $CGPROF report -b -p >flat && fn_shares <flat >got && cat truth got &&
+    $CGPROF report --json >j && set -- "$1" $(samples_of j) && echo "$2 samples, $3 s of CPU" &&
+    case $1 in
+    itimer) awk -v s=$2 -v c=$3 'BEGIN { printf "%d\n", s / c + 0.5 }' >tick_hz && n=$2 ;;
+    cpu) n=$(awk -v s=$2 -v c=$3 -v t="$(cat tick_hz 2>/dev/null || echo 100)" 'BEGIN { m = c * t; printf "%d", (s < m ? s : m) / 2 }') ;;
+    *) n=$2 ;;
+    esac &&
     for f in f60 f30 f10; do
-        near "$(awk -v f=$f '$1 == f { print $2 }' got)" \
-             "$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)" 3 ||
+        near_share "$(awk -v f=$f '$1 == f { print $2 }' got)" \
+             "$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)" "$n" ||
             return 1
     done
 }
 
-for ev in cpu:3000000 itimer:3000000 cpu-clock:1000000; do
-    test_expect "-e ${ev%:*}, no -pg: 60/30/10 split within 3 points of the truth" \
+for ev in itimer:3000000 cpu:3000000 cpu-clock:1000000; do
+    test_expect "-e ${ev%:*}, no -pg: 60/30/10 split within 4 sigma of the truth" \
         "split_check ${ev%:*} ${ev#*:}"
 done
 
@@ -56,20 +84,50 @@ test_expect "an unknown event is refused" "
     ! $CGPROF record -e no-such-event ./split 10 2>err && grep -q no-such-event err
 "
 
-test_expect "-e wall: nap's share of the samples as the program timed it, no EINTR, run time within 15%" "
-    s=\$(date +%s%N) && ./sleepy 100 >/dev/null && e=\$(date +%s%N) && base=\$(((e - s) / 1000000)) &&
-    rm -f cgprof.data && s=\$(date +%s%N) && $CGPROF record -e wall --format cgprof ./sleepy 100 >out &&
-    e=\$(date +%s%N) && prof=\$(((e - s) / 1000000)) && echo \"run \$base ms, profiled \$prof ms\" &&
-    awk -v a=\$prof -v b=\$base 'BEGIN { exit !(a <= b * 1.15) }' &&
-    $CGPROF report -b -p >flat && cat flat &&
-    sleep_share=\$(awk '/nanosleep/ && \$1 ~ /^[0-9.]+\$/ { s += \$1 } END { print s + 0 }' flat) &&
-    truth=\$(sed -n 's/^nap \\([0-9.]*\\)%/\\1/p' out) && echo \"program: nap \$truth%\" &&
-    near \$sleep_share \$truth 8
+# sleepy computes 10 ms of CPU and sleeps 10 ms, 100 times, and measures
+# both: its CPU time in compute and its time blocked in nanosleep (less any
+# wait for a CPU after waking, which wall counts in neither).  No EINTR
+# (sleepy exits 3), and the process's CPU time, the sampler thread's
+# included, within 15% of an unprofiled run's.
+case "-e wall: " in *"${TEST_ONLY:-}"*)
+    (cd "$WORK" && ./sleepy 100 >wall.base && rm -f cgprof.data &&
+        $CGPROF record -e wall --format cgprof ./sleepy 100 >wall.truth && $CGPROF report -b -p >wall.flat)
+    echo $? >"$WORK/wall.rc" ;;
+esac
+test_expect "-e wall: no EINTR, CPU time within 15% of an unprofiled run" "
+    cat wall.base wall.truth wall.flat && test \$(cat wall.rc) -eq 0 &&
+    awk 'NR == FNR { base = \$6; next } { printf \"CPU %.3f s profiled, %.3f s not\\n\", \$6, base;
+        exit !(\$6 <= 1.15 * base + 0.02) }' wall.base wall.truth
 "
+# The blocked share is estimated from looks every 10 ms on average:
+# tolerance 4 binomial standard deviations for that many looks, plus a
+# point.  On a machine so loaded that sleepy waited for a CPU more than 5%
+# of its run, the looks are no longer independent of what it does (blocked
+# time came out up to half low; docs/events.md): the check is skipped, saying
+# so, rather than failed at random.
+waited=$(awk '{ printf "%.1f", 100 * $8 / $10 }' "$WORK/wall.truth" 2>/dev/null)
+if [ -z "$waited" ] || awk -v w="$waited" 'BEGIN { exit !(w > 5) }'; then
+    test_skip "-e wall: the blocked share as measured" "sleepy waited ${waited:-?}% of its run for a CPU"
+else
+    test_expect "-e wall: the blocked share as measured" "
+        cat wall.truth wall.flat &&
+        sleep_share=\$(awk '/nanosleep/ && \$1 ~ /^[0-9.]+\$/ { s += \$1 } END { print s + 0 }' wall.flat) &&
+        awk -v got=\$sleep_share '{ c = \$2; b = \$4; p = b / (b + c); looks = (b + c) / 0.010;
+            tol = 400 * sqrt(p * (1 - p) / looks) + 1; d = got - 100 * p; if (d < 0) d = -d;
+            printf \"asleep %.2f%% sampled, %.2f%% measured, tolerance %.2f\\n\", got, 100 * p, tol;
+            exit !(d <= tol) }' wall.truth
+    "
+fi
 
-test_expect "-e page-faults: a counting event, samples weighted by the period" "
-    rm -f cgprof.data && $CGPROF record -e page-faults -c 1 --format cgprof ./mixlib ./plugin.so 1 >/dev/null &&
-    $CGPROF report -b -p >flat && grep -q 'Each sample counts as 1 page-faults' flat
+# touch.c takes exactly 8,000 page faults in touch_pages: at one sample
+# per 16, 500 samples of 16 events each (give or take a sample at either
+# end: the period counts the program's other faults too).  The profile
+# holds events, one "sample" each.
+test_expect "-e page-faults -c 16: a counting event, samples weighted by the period" "
+    rm -f cgprof.data && $CGPROF record -e page-faults -c 16 --format cgprof ./touch 8000 >/dev/null &&
+    $CGPROF report -b -p >flat && cat flat && grep -q 'Each sample counts as 1 page-faults' flat &&
+    awk '\$NF == \"touch_pages\" { v = \$3 } END { printf \"touch_pages: %s page faults of 8000\\n\", v;
+        exit !(v >= 8000 - 32 && v <= 8000 + 16 && v % 16 == 0) }' flat
 "
 
 # module_shares: "module percent" from cgprof's flat profile (stdin)
@@ -108,19 +166,28 @@ test_expect "time in the vDSO is named; per-thread totals add up" "
     gcc -O2 -pthread $PROGS/vdso.c -o vdso && rm -f cgprof.data && $CGPROF record ./vdso >/dev/null &&
     $CGPROF report -b -p --threads >out && cat out &&
     grep -q 'clock_gettime \[vdso\]\$' out &&
-    awk '\$1 ~ /^[0-9]+\$/ && NF >= 4 && \$4 ~ /[.]/ { n++; s += \$2; c += \$4 }
-         \$NF == \"[vdso]\" || / \[vdso\]\$/ { } END { exit !(n >= 2) }' out &&
+    awk '\$1 ~ /^[0-9]+\$/ && \$2 ~ /^[0-9]+\$/ && NF >= 4 { n++; smp += \$2; s += \$3; c += \$4 }
+         \$1 ~ /[.]/ && NF >= 4 { total = \$2 }
+         END { printf \"%d threads, %d samples, %.2f s sampled, %.2f s CPU, flat total %.2f s\\n\", n, smp, s, c, total;
+             d = smp / 1000 - total; if (d < 0) d = -d; e = s - c; if (e < 0) e = -e;
+             exit !(n >= 2 && d <= 0.0051 && e <= 0.2 * c + 0.02) }' out &&
     $CGPROF report --json >j && python3 -c 'import json,sys; d=json.load(open(\"j\")); t=d[\"threads\"];
 assert len(t) >= 2, t; s=sum(x[\"sampled_seconds\"] for x in t); c=sum(x[\"cpu_seconds\"] for x in t);
 assert abs(s - c) <= 0.2 * c + 0.02, (s, c); assert abs(s - d[\"total_seconds\"]) < 0.01, s'
 "
 
+# libwork.so built with -pg in a directory of its own: the calls into it
+# are counted exactly, so the profile always points into it (sampled time
+# alone can miss a 30 ms library: its rounds beat with the kernel's tick).
 test_expect "a library rebuilt since the profile: the report warns (build-id)" "
+    mkdir -p bid && cp mixlib plugin.so bid/ && cd bid &&
+    gcc -O2 -pg -shared -fPIC $PROGS/libwork.c -o libwork.so &&
     rm -f cgprof.data && $CGPROF record --format cgprof ./mixlib ./plugin.so 1 >/dev/null &&
-    cp libwork.so libwork.keep &&
-    gcc -O1 -shared -fPIC $PROGS/libwork.c -o libwork.so &&
-    $CGPROF report -b -p >/dev/null 2>err; mv libwork.keep libwork.so;
-    grep -q 'libwork.so is not the file that was profiled' err
+    $CGPROF report -b -q >same 2>err.same && cat err.same &&
+    grep -q '40/40 *main' same && ! grep -q 'not the file that was profiled' err.same &&
+    gcc -O1 -pg -shared -fPIC $PROGS/libwork.c -o libwork.so &&
+    $CGPROF report -b -q >/dev/null 2>err; cat err &&
+    test \$(grep -c 'libwork.so is not the file that was profiled' err) -eq 1
 "
 
 test_expect "-pg program with --format gmon: GNU gprof reads the profile" "
@@ -136,12 +203,19 @@ test_expect "-pg program with --format cgprof: exact call counts in the report" 
     (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1') | sort | diff - got
 "
 
-test_expect "libcgprof's own mcount is left out, and its share said; libc's locals named" "
+test_expect "libcgprof's own mcount is left out, and its share said" "
     gcc -O2 -pg $ROOT/examples/demo.c -o demo && rm -f cgprof.data && $CGPROF record ./demo >/dev/null &&
     $CGPROF report -b >out 2>err && cat err &&
     grep -q 'of the samples were in libcgprof.s call counting' err &&
-    ! grep -q 'libcgprof.so\]' out &&
-    if [ -d /usr/lib/debug/.build-id ]; then grep -q 'msort_with_tmp.* \[libc.so.6\]' out; fi
+    ! grep -q 'libcgprof.so\]' out
+"
+
+# sort.c spends ~70% of its time in msort_with_tmp, a local function of
+# libc that only libc6-dbg's symbols name (scripts/deps.sh installs them).
+test_expect "libc's local functions named from its debug symbols" "
+    { test -d /usr/lib/debug/.build-id || { echo 'libc6-dbg is not installed: run scripts/deps.sh'; false; }; } &&
+    rm -f cgprof.data && $CGPROF record ./sort 3 >/dev/null && $CGPROF report -b -p >out && cat out &&
+    grep -q '^ *[1-9][0-9]*[.][0-9]* .* msort_with_tmp[.a-z0-9]* \[libc.so.6\]\$' out
 "
 
 test_expect "a truncated or corrupted cgprof profile: one clear line, status 1" "

@@ -7,6 +7,7 @@
  *   dump        main->f 1000, raise(SIGUSR1), keep the dumped file as
  *               gmon.dump, then main->f 500 more
  *   moncontrol  main->f 5 with profiling off (moncontrol(0)), then 3 on
+ *   chdir DIR   main->f 3, then changes directory to DIR and returns
  */
 #include <pthread.h>
 #include <signal.h>
@@ -120,6 +121,11 @@ int main(int argc, char **argv)
             f();
         return 0;
     }
-    fprintf(stderr, "usage: proc fork|exec|threadexit|lastthread|deep|dump|moncontrol\n");
+    if (strcmp(mode, "chdir") == 0 && argc == 3) {
+        for (int i = 0; i < 3; i++)
+            f();
+        return chdir(argv[2]) == 0 ? 0 : 1;
+    }
+    fprintf(stderr, "usage: proc fork|exec|threadexit|lastthread|deep|dump|moncontrol|chdir DIR\n");
     return 2;
 }

@@ -1,28 +1,42 @@
 /* sleepy.c: about half its run asleep, half computing, in ROUNDS rounds of
- * 10 ms each way; prints the share of real time it spent in nap (more than
- * half on a busy machine, where waking up takes longer).  Any EINTR or short sleep is fatal (exit
- * 3): a sampler that interrupts blocked threads would make it fail.  Also reads a pipe that a
- * helper thread fills slowly, so a blocked read() is sampled too. */
+ * 10 ms of its own CPU time and a 10 ms sleep.  Any EINTR or short sleep is
+ * fatal (exit 3): a sampler that interrupts blocked threads would make it
+ * fail.  Prints what it measured, for the wall event's truth:
+ *   compute C blocked B cpu P waited D of W
+ * C: seconds of CPU in compute(); B: seconds blocked in nap(), that is the
+ * time inside nanosleep less the time spent waiting for a CPU after the
+ * wake-up (the kernel's run delay, /proc/thread-self/schedstat); P: the
+ * process's CPU time, every thread included; D: seconds the main thread
+ * waited for a CPU in all, of W seconds of real time. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 static volatile double sink;
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* seconds this thread has waited on a run queue, or 0 if unknown */
+static double run_delay(void)
+{
+    unsigned long long run, wait;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? wait / 1e9 : 0;
 }
 
 __attribute__((noinline)) void compute(double seconds)
 {
-    double end = now() + seconds;
-    while (now() < end)
+    double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + seconds;
+    while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end)
         for (int i = 0; i < 10000; i++)
             sink += i * 0.5;
 }
@@ -39,14 +53,18 @@ __attribute__((noinline)) void nap(long ms)
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 30;
-    double in_nap = 0, start = now();
+    double computing = 0, blocked = 0, start = clock_s(CLOCK_MONOTONIC), delay = run_delay();
     for (int r = 0; r < rounds; r++) {
+        double c = clock_s(CLOCK_THREAD_CPUTIME_ID);
         compute(0.010);
-        double t = now();
+        computing += clock_s(CLOCK_THREAD_CPUTIME_ID) - c;
+        double w = clock_s(CLOCK_MONOTONIC), d = run_delay();
+        c = clock_s(CLOCK_THREAD_CPUTIME_ID);
         nap(10);
-        in_nap += now() - t;
+        blocked += clock_s(CLOCK_MONOTONIC) - w - (run_delay() - d) -
+                   (clock_s(CLOCK_THREAD_CPUTIME_ID) - c);
     }
-    /* the truth for a wall profile: the share of real time spent in nap */
-    printf("done\nnap %.1f%%\n", 100 * in_nap / (now() - start));
+    printf("compute %.4f blocked %.4f cpu %.4f waited %.4f of %.4f\n", computing, blocked,
+           clock_s(CLOCK_PROCESS_CPUTIME_ID), run_delay() - delay, clock_s(CLOCK_MONOTONIC) - start);
     return 0;
 }

@@ -61,10 +61,13 @@ static void put_hist(struct img *m, uint64_t lo, uint64_t hi, uint32_t nbins, ui
         put(m, &count, 2);
 }
 
+/* Writes M to a new file in $TMPDIR (or /tmp); the caller unlinks it
+ * before the next call reuses the name's buffer. */
 static const char *write_img(const struct img *m)
 {
-    static char path[] = "/tmp/cgprof-unit-XXXXXX";
-    strcpy(path, "/tmp/cgprof-unit-XXXXXX");
+    static char path[4096];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/cgprof-unit-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0 || write(fd, m->b, m->n) != (ssize_t)m->n)
         abort();
@@ -91,6 +94,7 @@ static void test_gmon(void)
     CHECK(d.narcs == 2 && d.arcs[0].count == 14 && d.arcs[1].count == 2);
     CHECK(d.lost_calls == 10);
     gmon_free(&d);
+    unlink(path);
 
     /* Truncated in the middle of the arcs: an error with the offset. */
     m.n -= 3;
@@ -120,10 +124,10 @@ static void test_sort_is_stable(void)
 static void test_callgraph(void)
 {
     struct symtab_sym syms[] = {
-        {0x1000, 0x10ff, "main", NULL, 0, 1},
-        {0x1100, 0x11ff, "a", NULL, 0, 1},
-        {0x1200, 0x12ff, "b", NULL, 0, 1},
-        {0x1300, 0x13ff, "leaf", NULL, 0, 1},
+        {.addr = 0x1000, .end_addr = 0x10ff, .name = "main", .is_func = 1},
+        {.addr = 0x1100, .end_addr = 0x11ff, .name = "a", .is_func = 1},
+        {.addr = 0x1200, .end_addr = 0x12ff, .name = "b", .is_func = 1},
+        {.addr = 0x1300, .end_addr = 0x13ff, .name = "leaf", .is_func = 1},
     };
     struct symtab st = {syms, 4, NULL};
     CHECK(symtab_lookup(&st, 0x0fff) == -1 && symtab_lookup(&st, 0x1234) == 2);
@@ -168,8 +172,10 @@ static void test_cycles_and_options(void)
     struct symtab_sym syms[5];
     static const char *const names[] = {"f0", "f1", "f2", "f3", "f4"};
     for (int i = 0; i < 5; i++)
-        syms[i] = (struct symtab_sym){
-            0x1000 + 0x100 * (uint64_t)i, 0x10ff + 0x100 * (uint64_t)i, names[i], NULL, 0, 1};
+        syms[i] = (struct symtab_sym){.addr = 0x1000 + 0x100 * (uint64_t)i,
+                                      .end_addr = 0x10ff + 0x100 * (uint64_t)i,
+                                      .name = names[i],
+                                      .is_func = 1};
     struct symtab st = {syms, 5, NULL};
     struct img m = {{0}, 0};
     put_header(&m);
@@ -197,7 +203,12 @@ static void test_cycles_and_options(void)
     struct cg_spec specs[] = {{CG_EXCL_FLAT, "f2"}, {CG_INCL_GRAPH, "f3"}};
     struct cg_arc_spec arcs[] = {{"f0", "f3"}};
     struct cg_static_call calls[] = {{2, 4}};
-    struct cg_opts o = {specs, 2, arcs, 1, calls, 1};
+    struct cg_opts o = {.specs = specs,
+                        .nspecs = 2,
+                        .excl_arcs = arcs,
+                        .nexcl_arcs = 1,
+                        .static_calls = calls,
+                        .nstatic_calls = 1};
     CHECK(cg_build_opts(&g, &st, &d, &o, err, sizeof err) == 0);
     CHECK(g.nodes[2].excluded && g.nodes[2].self_time == 0 && !g.nodes[1].excluded);
     CHECK(g.nodes[3].ncalls == 4 && g.nodes[3].first_parent != CG_NONE);

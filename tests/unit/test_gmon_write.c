@@ -15,7 +15,7 @@
 
 #include "check.h"
 
-static char dir[] = "/tmp/cgprof-gmonw-XXXXXX";
+static char dir[200]; /* $TMPDIR/cgprof-gmonw-XXXXXX, removed at the end */
 
 /* A profile image being built in memory. */
 struct img {
@@ -388,6 +388,8 @@ static void test_version0_and_paths(void)
 
 int main(void)
 {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/cgprof-gmonw-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

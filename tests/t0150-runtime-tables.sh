@@ -1,0 +1,37 @@
+#!/bin/sh
+# t0150: call counts stay exact when the runtime's per-thread tables grow
+# through many generations (100,000 arcs per thread), in gmon.out and in
+# cgprof profiles, and when a signal handler runs profiled code while its
+# thread is adding arcs (tests/progs/sites.c).
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg -pthread "$PROGS/sites.c" -o "$WORK/sites" || exit 1
+
+# expected_spray CALLS: "spray gNNN CALLS" for the 1000 functions
+expected_spray() {
+    awk -v c="$1" 'BEGIN { for (i = 0; i < 1000; i++) printf "spray g%03d %d\n", i, c }'
+}
+
+test_expect "4 threads x 100,000 arcs, 2 rounds: every count exact (gmon.out)" "
+    rm -f gmon.out && LD_PRELOAD=$LIBSO ./sites threads 4 2 &&
+    { expected_spray 800; echo 'thread_main spray 8'; } >exp &&
+    same_arcs exp sites gmon.out
+"
+
+test_expect "the same in a cgprof profile" "
+    rm -f cgprof.data && $CGPROF record --format cgprof ./sites threads 4 2 &&
+    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | sort -u |
+        grep -v '^start_thread \|^__libc_start_call_main \|^thread_start ' >got &&
+    { expected_spray 800; echo 'thread_main spray 8'; } | sort >exp && diff -u exp got
+"
+
+# N signals: the Kth called h(K mod 1000) from the handler
+test_expect "calls from a signal handler while the thread adds arcs: exact" "
+    rm -f gmon.out && LD_PRELOAD=$LIBSO ./sites signal >out && cat out &&
+    n=\$(sed -n 's/^signals //p' out) && test \"\$n\" -ge 1 &&
+    { expected_spray 100; echo 'main spray 1';
+      awk -v n=\$n 'BEGIN { for (i = 0; i < 1000 && i < n; i++)
+          printf \"handler h%03d %d\\n\", i, int(n / 1000) + (i < n % 1000) }'; } >exp &&
+    same_arcs exp sites gmon.out
+"
+test_done

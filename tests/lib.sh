@@ -109,3 +109,8 @@ same_sum() {
         gprof -b -q $prog $got | awk -f "$ROOT/tests/arcs.awk" | sort -u >sum.got.arcs &&
         diff -u sum.want.arcs sum.got.arcs
 }
+
+# flat_calls PROG GMON FUNC: the calls column of FUNC in GNU gprof's flat profile.
+flat_calls() {
+    gprof -b -p "$1" "$2" | awk -v f="$3" '$NF == f && NF == 7 { print $4 }'
+}

@@ -811,15 +811,15 @@ static int run(struct report_args *a)
                 }
                 a->style &= ~STYLE_SUM;
             }
-            if (p.d.runtime.present && !a->json)
+            cur_cgdata = &p.d;
+            cur_modmap = &p.mm;
+            rc = analyze_and_print(a, p.st, p.gd, &p.pcs, p.prog, &p.d);
+            if (rc == 0 && p.d.runtime.present && !a->json)
                 fprintf(stderr,
                         "cgprof report: note: the profiler's own work (%llu profile writes, its "
                         "helper thread) took %.1f ms of CPU, left out of this profile\n",
                         (unsigned long long)p.d.runtime.writes,
                         (double)(p.d.runtime.helper_cpu_ns + p.d.runtime.write_cpu_ns) / 1e6);
-            cur_cgdata = &p.d;
-            cur_modmap = &p.mm;
-            rc = analyze_and_print(a, p.st, p.gd, &p.pcs, p.prog, &p.d);
             cur_cgdata = NULL;
             cur_modmap = NULL;
         }

@@ -22,7 +22,8 @@ gcc -O2 -pg "$PROGS/split.c" -o "$WORK/split" &&
 gcc -O2 -pg "$PROGS/callers.c" -o "$WORK/callers" &&
 gcc -O2 -pg "$PROGS/cycles.c" -o "$WORK/cycles" &&
 cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/analysis" "$ROOT/tests/unit/mkstacks.c" \
-    "$ROOT/analysis/cgdata.c" "$ROOT/analysis/symtab.c" "$ROOT/analysis/elffile.c" -lelf \
+    "$ROOT/analysis/cgdata.c" "$ROOT/analysis/symtab.c" "$ROOT/analysis/elffile.c" \
+    "$ROOT/analysis/dwinfo.c" "$ROOT/analysis/plt.c" -ldw -lelf \
     -o "$WORK/mkstacks" || exit 1
 
 # The known stacks (outermost first) and their samples: 1070 in all, one

@@ -107,13 +107,13 @@ $(BUILD)/fuzz_gmon: $(FUZZ_SRC) analysis/gmon.h Makefile
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -lm -o $@
 FUZZ_CG_SRC := tests/fuzz/fuzz_cgdata.c analysis/cgdata.c analysis/callgraph.c analysis/gmon.c \
     analysis/symtab.c analysis/elffile.c analysis/modmap.c analysis/stacks.c analysis/dwinfo.c \
-    analysis/plt.c output/gprof_text.c \
+    analysis/plt.c analysis/disasm.c output/gprof_text.c \
     output/json.c
 $(BUILD)/fuzz_cgdata: $(FUZZ_CG_SRC) analysis/cgdata.h analysis/callgraph.h Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis -Ioutput \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    $(FUZZ_CG_SRC) -ldw -lelf -lstdc++ -lm -o $@
+	    $(FUZZ_CG_SRC) -ldw -lelf -lcapstone -lstdc++ -lm -o $@
 $(BUILD)/fuzz_dwinfo: tests/fuzz/fuzz_dwinfo.c analysis/dwinfo.c analysis/dwinfo.h Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \

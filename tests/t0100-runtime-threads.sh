@@ -33,7 +33,11 @@ test_expect "cgprof profile, 4 threads: every arc exact, each thread's first cal
     gcc -O2 -pg -pthread $PROGS/threads.c -o threads_cg && rm -f cgprof.data &&
     $CGPROF record --format cgprof ./threads_cg >/dev/null &&
     $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
-    { cat threads.expected; echo '__libc_start_call_main main 1'; echo 'start_thread thread_main 4'; } |
+    { cat threads.expected; echo '__libc_start_call_main main 1'
+      # an unoptimized runtime (t0900's sanitizer build) calls the thread's
+      # function from its thread_start rather than jumping to it, and the
+      # report leaves the runtime's own frames out
+      [ -n \"\${RT_UNOPTIMIZED:-}\" ] || echo 'start_thread thread_main 4'; } |
         sort | diff -u - got
 "
 

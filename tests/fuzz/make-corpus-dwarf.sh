@@ -13,6 +13,10 @@ static int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += sq(i); return 
 int main(int argc, char **argv) { (void)argv; return f(argc) & 1; }
 C
 mkdir -p "$OUT"
-gcc -O2 -g "$T/seed.c" -o "$OUT/dwarf5"
-gcc -O2 -gdwarf-4 "$T/seed.c" -o "$OUT/dwarf4"
-gcc -O2 -g -gz "$T/seed.c" -o "$OUT/dwarf5-zlib"
+# built where the source is, its directory mapped to "." in the DWARF:
+# the seeds name no machine's directories
+cd "$T"
+MAP="-ffile-prefix-map=$T=."
+gcc -O2 -g $MAP seed.c -o "$OUT/dwarf5"
+gcc -O2 -gdwarf-4 $MAP seed.c -o "$OUT/dwarf4"
+gcc -O2 -g -gz $MAP seed.c -o "$OUT/dwarf5-zlib"

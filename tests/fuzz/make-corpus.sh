@@ -2,6 +2,9 @@
 # make-corpus.sh: regenerates the fuzzer's seed corpus in tests/fuzz/corpus/
 # from a real profile of tests/progs/calls.c (each file under 4 KB).
 # Needs gcc with -pg and, for the libcgprof profile, make's build/.
+# The cgprof profiles in tests/fuzz/corpus-cgdata/ are recorded by hand
+# (cgprof record -o) and then passed through tests/fuzz/relpaths.py, which
+# replaces scratch-directory module paths with base names.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$ROOT/tests/fuzz/corpus

@@ -2,7 +2,7 @@
  *
  * libcgprof replaces glibc's gmon runtime whole: when it is preloaded or
  * linked in, the program's references to __monstartup, _mcleanup,
- * moncontrol, profil, mcount and __fentry__ all bind here, so glibc's
+ * moncontrol, mcount and __fentry__ all bind here (profil stays glibc's), so glibc's
  * runtime never starts and only our gmon.out is written.
  */
 #include "rt.h"

@@ -13,9 +13,9 @@ if ! make -s -C "$ROOT" BUILD="$SAN" CFLAGS='-O1 -g' \
     exit 1
 fi
 for t in t0100-runtime-threads t0110-runtime-builds t0120-runtime-process t0140-record t0230-readers \
-    t0200-report-vs-gprof t0210-report-errors t0260-report-lines t0300-events t0150-record-honest \
+    t0200-report-vs-gprof t0210-report-errors t0260-report-lines t0300-events t0145-record-honest \
     t0270-report-honest t0400-stacks t0410-stacks-stress t0500-export \
-    t0150-endings t0190-soak; do
+    t0155-endings t0190-soak; do
     test_expect "under sanitizers: $t passes" "
         BUILD=$SAN LINK_EXTRA=-fsanitize=undefined STRESS_SECONDS=6 RT_UNOPTIMIZED=1 sh $ROOT/tests/$t.sh >out 2>&1; rc=\$?;
         grep -E '^(FAIL|ok)' out | sed 's/^/  /'; test \$rc -eq 0

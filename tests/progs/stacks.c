@@ -1,5 +1,5 @@
 /* stacks.c: a program whose time split among callers is known by
- * construction, for the measured call graph (tests/t0260, t0261):
+ * construction, for the measured call graph (tests/t0262, t0261):
  *   cheap() and dear() each call mid() as often; dear's calls do 9 times
  *   the work of cheap's, so 90% of mid's time is dear's (the 10/90 split);
  *   sorter() sorts with libc's qsort, whose comparator cmp() does fixed

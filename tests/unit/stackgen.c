@@ -1,5 +1,5 @@
 /* stackgen: test helper that writes a cgprof profile with chosen stacks,
- * samples and call counts for a real program (built by tests/t0260), so
+ * samples and call counts for a real program (built by tests/t0262), so
  * that the measured times the report should print are known exactly.
  *
  *   stackgen OUT [nostacks] <SPEC

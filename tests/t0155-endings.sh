@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0150: every ending leaves a profile -- deadly signals, abort, faults,
+# t0155: every ending leaves a profile -- deadly signals, abort, faults,
 # _exit, exit from a thread, the program's own handlers, exec, kill -9
 # (checkpoints) -- and ends the process exactly as without cgprof (the
 # status, signal and core dump its parent sees, compared with the same

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0260: with sampled stacks, cgprof report measures the call graph's times
+# t0262: with sampled stacks, cgprof report measures the call graph's times
 # instead of estimating them from call counts.  The profiles are written by
 # tests/unit/stackgen.c for the real -pg program tests/progs/stacks.c, with
 # stacks and counts chosen here, so every expected time is exact by
@@ -11,7 +11,7 @@
 #   call from libc's qsort_r, never sampled.
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || { test_skip "t0260" "no python3"; test_done; exit; }
+command -v python3 >/dev/null || { test_skip "t0262" "no python3"; test_done; exit; }
 LIBC=$(ldd /bin/true | awk '$1 == "libc.so.6" { print $3 }')
 cc -std=c11 -O2 -Wall -Wextra "$ROOT/tests/unit/stackgen.c" -o "$WORK/stackgen" &&
 gcc -O2 -pg -no-pie "$PROGS/stacks.c" -o "$WORK/stacks" || exit 1

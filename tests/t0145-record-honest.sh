@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0150: cgprof record never records nothing in silence (issue 13): a run
+# t0145: cgprof record never records nothing in silence (issue 13): a run
 # that cannot be recorded is refused with its reason, a profile with
 # nothing in it says so, a profile cut short is refused, a foreign ELF
 # file is not run as a script.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t0400: glibc's own profiling tests (gmon/ of Debian's glibc source:
+# t0420: glibc's own profiling tests (gmon/ of Debian's glibc source:
 # tst-gmon with its gprof check, tst-gmon-pie, tst-gmon-static,
 # tst-gmon-static-pie, tst-sprofil), built as glibc's gmon/Makefile builds
 # them and run under libcgprof -- preloaded, linked, statically linked --

@@ -14,13 +14,15 @@ ulimit -c unlimited 2>/dev/null
 # ends HOW: runs endings HOW plain and under libcgprof (gmon.out, read by
 # GNU gprof); the parent must see the same ending, the profile must hold
 # main -> work 1000 exactly and spin's CPU time: at least 60% of what the
-# program measured (the default event's known loss at the kernel tick),
-# at most all of it plus 20 ms.
+# program measured, at most all of it plus 20 ms.  Sampled with cpu-clock:
+# the cpu event's POSIX CPU timers were measured to misfire on these VMs
+# under load (no signal at all in 7 of 100 runs of a bare C program;
+# docs/events.md), which made this check fail at random.
 ends() {
     rm -f gmon.out* core* &&
     ./waitst ./endings_plain "$1" 100 >plain 2>/dev/null &&
     rm -f core* &&
-    LD_PRELOAD=$LIBSO ./waitst ./endings "$1" 100 >got 2>err &&
+    CGPROF_EVENT=cpu-clock LD_PRELOAD=$LIBSO ./waitst ./endings "$1" 100 >got 2>err &&
     echo "plain: $(cat plain), with cgprof: $(cat got)" &&
     cmp plain got &&
     test -f gmon.out && ! ls ./*cgprof-tmp* 2>/dev/null &&
@@ -52,7 +54,7 @@ test_expect "sigaction and signal read back what the program set" "
 "
 
 test_expect "exec keeps what came before: the re-exec'd image writes NAME.exec1" "
-    rm -f gmon.out* && LD_PRELOAD=$LIBSO ./endings exec-self 200 2>err &&
+    rm -f gmon.out* && CGPROF_EVENT=cpu-clock LD_PRELOAD=$LIBSO ./endings exec-self 200 2>err &&
     test -f gmon.out && test -f gmon.out.exec1 &&
     test \$(flat_calls endings gmon.out work) = 1000 &&
     test \$(flat_calls endings gmon.out.exec1 work) = 1000 &&

@@ -125,9 +125,11 @@ fi
 # holds events, one "sample" each.
 test_expect "-e page-faults -c 16: a counting event, samples weighted by the period" "
     rm -f cgprof.data && $CGPROF record -e page-faults -c 16 --format cgprof ./touch 8000 >/dev/null &&
-    $CGPROF report -b -p >flat && cat flat && grep -q 'Each sample counts as 1 page-faults' flat &&
-    awk '\$NF == \"touch_pages\" { v = \$3 } END { printf \"touch_pages: %s page faults of 8000\\n\", v;
-        exit !(v >= 8000 - 32 && v <= 8000 + 16 && v % 16 == 0) }' flat
+    $CGPROF report -b -p >flat 2>err && cat flat err && grep -q 'Each sample counts as 1 page-faults' flat &&
+    lost=\$(sed -n 's/.*warning: \([0-9]*\) samples were lost.*/\1/p' err) &&
+    awk -v lost=\${lost:-0} '\$NF == \"touch_pages\" { v = \$3 } END {
+        printf \"touch_pages: %s page faults of 8000, %d samples lost (said)\\n\", v, lost;
+        exit !(v + 16 * lost >= 8000 - 32 && v <= 8000 + 16 && v % 16 == 0) }' flat
 "
 
 # module_shares: "module percent" from cgprof's flat profile (stdin)
@@ -155,11 +157,14 @@ else
     "
 fi
 
+# memmove's body is also memcpy's in glibc (__memmove_avx_unaligned_erms and
+# __memcpy_avx_unaligned_erms start at one address): either name is right.
 test_expect "library functions are named, with their module" "
-    rm -f cgprof.data && $CGPROF record --format cgprof ./mixlib ./plugin.so 2 >/dev/null &&
-    $CGPROF report -b -p >flat &&
-    grep -q ' lib_work \[libwork.so\]\$' flat && grep -q ' plugin_work \[plugin.so\]\$' flat &&
-    grep -q ' own_work\$' flat && grep -q 'memmove.* \[libc.so.6\]\$' flat
+    rm -f cgprof.data && $CGPROF record -e cpu-clock --format cgprof ./mixlib ./plugin.so 2 >/dev/null &&
+    $CGPROF report -b -p >flat && {
+        grep -q ' lib_work \[libwork.so\]\$' flat && grep -q ' plugin_work \[plugin.so\]\$' flat &&
+        grep -q ' own_work\$' flat && grep -Eq '(memmove|memcpy).* \[libc.so.6\]\$' flat || { cat flat; false; }
+    }
 "
 
 test_expect "time in the vDSO is named; per-thread totals add up" "

@@ -20,27 +20,7 @@ if ! gcc -static -O2 -pg -pthread "$PROGS/threads.c" -L"$BUILD" -lcgprof ${LINK_
     -o "$WORK/threads_static" 2>"$WORK/link.err"; then
     cat "$WORK/link.err"
     test_skip "static -pg" "no static libc (libc6-dev's libc.a)"
-    
-# the same static programs in cgprof's own format (cgprof record): exact
-# counts, samples named in the executable, stacks through the threads
-test_expect "static, cgprof format: every arc count exact, as in the gmon.out" "
-    rm -f s.data && $CGPROF record -o s.data ./threads_static >/dev/null &&
-    arcs_cgprof threads_static s.data | grep -v '^thread_start ' >cg.arcs &&
-    sort threads.expected | diff -u - cg.arcs
-"
-
-test_expect "static, cgprof format: spin's CPU time sampled, its stacks from main" "
-    rm -f s.data && $CGPROF record -o s.data ./endings_static exit 300 2>err &&
-    cpu=\$(sed -n 's/^cpu //p' err) &&
-    secs=\$($CGPROF report -b -p endings_static s.data | awk '\$NF == \"spin\" { print \$3 }') &&
-    echo \"spin \$secs s, program's CPU \$cpu ms\" &&
-    awk -v s=\"\${secs:-0}\" -v c=\"\$cpu\" 'BEGIN { exit !(s * 1000 >= 0.6 * c && s * 1000 <= c + 20) }' &&
-    python3 $ROOT/tests/stacks.py s.data >folded &&
-    spin=\$(awk '/;main;spin /{ n += \$NF } END { print n + 0 }' folded) &&
-    all=\$(awk '/ [0-9]+\$/ && !/^#/ { n += \$NF } END { print n + 0 }' folded) &&
-    echo \"stacks: \$spin of \$all samples in main;spin\" && test \$spin -ge \$((all * 9 / 10))
-"
-test_done
+    test_done
     exit 0
 fi
 

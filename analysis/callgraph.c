@@ -237,6 +237,7 @@ static void assign_pc_samples(struct callgraph *g, const struct symtab *st, cons
     g->has_hist = 1;
     g->rate = o->pc_rate > 0 ? o->pc_rate : 1;
     snprintf(g->dimen, sizeof g->dimen, "%s", o->pc_unit ? o->pc_unit : "seconds");
+    snprintf(g->event, sizeof g->event, "%s", o->event ? o->event : "");
     g->dimen_abbrev = g->dimen[0];
     g->hist_scale = 0.5; /* a sample names one byte: its pc */
     double removed = 0.0;

@@ -92,6 +92,7 @@ struct cg_opts {
     size_t npc_samples;
     double pc_rate;      /* samples per second, or 1 for counted events */
     const char *pc_unit; /* "seconds", or the event's name */
+    const char *event;   /* the event sampled (cgprof profiles), or NULL */
     /* caller-callee pairs seen as adjacent frames in sampled stacks
      * (analysis/stacks.c): arcs without a count where none was counted */
     const struct cg_static_call *stack_calls;
@@ -132,6 +133,7 @@ struct callgraph {
     double total_time; /* samples in all histograms (minus excluded) */
     double print_time; /* sum of prop_self: the call graph's 100% */
     char dimen[16];    /* histogram unit name, "seconds" */
+    char event[32];    /* the event sampled, "" if not known (gmon.out) */
     char dimen_abbrev; /* 's' */
     int has_hist;
     int measured;                 /* times measured from stacks (analysis/stacks.c) */

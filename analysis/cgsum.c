@@ -94,6 +94,74 @@ static uint32_t id_of(const struct cgdata *add, const uint32_t *map, uint32_t id
     return CGDATA_NO_MODULE;
 }
 
+static uint64_t node_hash(uint32_t parent, uint32_t module, uint64_t addr)
+{
+    uint64_t h = ((uint64_t)parent << 32 | module) * 0x9E3779B97F4A7C15ull ^ addr;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ h >> 32;
+}
+
+/* Adds ADD's stack tree to SUM's: each node of ADD is the node of SUM
+ * with the same parent, module (MAP-ped) and address, or a new one; the
+ * counts add.  0, or -1 out of memory. */
+static int merge_stacks(struct cgdata *sum, const struct cgdata *add, const uint32_t *map)
+{
+    if (!add->has_stacks)
+        return 0;
+    size_t cap = sum->nstacks + add->nstacks;
+    struct cgdata_stack_node *nodes = grow(sum->stacks, cap + 1, sizeof *nodes);
+    if (!nodes)
+        return -1;
+    sum->stacks = nodes;
+    size_t hsize = 16;
+    while (hsize < 2 * cap)
+        hsize *= 2;
+    uint32_t *slot = malloc(hsize * sizeof *slot);
+    uint32_t *where = malloc((add->nstacks + 1) * sizeof *where);
+    if (!slot || !where) {
+        free(slot);
+        free(where);
+        return -1;
+    }
+    memset(slot, 0xff, hsize * sizeof *slot); /* UINT32_MAX: empty */
+    for (size_t i = 0; i < sum->nstacks; i++) {
+        const struct cgdata_stack_node *x = &nodes[i];
+        size_t h = node_hash(x->parent, x->module, x->addr) & (hsize - 1);
+        while (slot[h] != UINT32_MAX)
+            h = (h + 1) & (hsize - 1);
+        slot[h] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < add->nstacks; i++) {
+        struct cgdata_stack_node x = add->stacks[i];
+        if (x.parent != CGDATA_NO_PARENT)
+            x.parent = where[x.parent]; /* an earlier node: mapped already */
+        if (x.module != CGDATA_NO_MODULE && x.module != CGDATA_CUT_MODULE)
+            x.module = id_of(add, map, x.module);
+        size_t h = node_hash(x.parent, x.module, x.addr) & (hsize - 1);
+        for (; slot[h] != UINT32_MAX; h = (h + 1) & (hsize - 1)) {
+            const struct cgdata_stack_node *y = &nodes[slot[h]];
+            if (y->parent == x.parent && y->module == x.module && y->addr == x.addr)
+                break;
+        }
+        if (slot[h] == UINT32_MAX) {
+            slot[h] = (uint32_t)sum->nstacks;
+            x.count = 0;
+            nodes[sum->nstacks++] = x;
+        }
+        nodes[slot[h]].count = add_sat(nodes[slot[h]].count, add->stacks[i].count);
+        where[i] = slot[h];
+    }
+    free(slot);
+    free(where);
+    sum->has_stacks = 1;
+    if (add->stack_depth_limit > sum->stack_depth_limit)
+        sum->stack_depth_limit = add->stack_depth_limit;
+    sum->stacks_cut = add_sat(sum->stacks_cut, add->stacks_cut);
+    sum->stacks_lost = add_sat(sum->stacks_lost, add->stacks_lost);
+    return 0;
+}
+
 int cgdata_add(struct cgdata *sum, const char *sum_name, struct cgdata *add, const char *add_name,
                char *err, size_t errsz)
 {
@@ -180,6 +248,11 @@ int cgdata_add(struct cgdata *sum, const char *sum_name, struct cgdata *add, con
 #undef MAP
     for (size_t i = 0; i < add->nthreads; i++)
         sum->threads[sum->nthreads++] = add->threads[i];
+    if (merge_stacks(sum, add, map) != 0) {
+        free(map);
+        snprintf(err, errsz, "out of memory");
+        return -1;
+    }
     free(map);
     merge_samples(sum);
     merge_arcs(sum);
@@ -194,6 +267,7 @@ int cgdata_add(struct cgdata *sum, const char *sum_name, struct cgdata *add, con
         sum->runtime.write_cpu_ns += add->runtime.write_cpu_ns;
         sum->runtime.writes += add->runtime.writes;
         sum->runtime.samples += add->runtime.samples;
+        sum->runtime.start_cpu_ns += add->runtime.start_cpu_ns;
     }
     return 0;
 }
@@ -304,11 +378,12 @@ int cgdata_write(const struct cgdata *d, FILE *f)
     put64(f, d->lost_calls);
     put64(f, d->unsampled_threads);
     if (d->runtime.present) {
-        head(f, 16, 32);
+        head(f, 16, 40);
         put64(f, d->runtime.helper_cpu_ns);
         put64(f, d->runtime.write_cpu_ns);
         put64(f, d->runtime.writes);
         put64(f, d->runtime.samples);
+        put64(f, d->runtime.start_cpu_ns);
     }
     if (d->has_stacks) {
         head(f, 8, 40 + 24 * (uint64_t)d->nstacks);

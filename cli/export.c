@@ -21,7 +21,7 @@ static void export_usage(FILE *f)
 {
     fputs(
         "usage: cgprof export -f FORMAT [-o FILE] [options] [PROG [GMON...]]\n"
-        "       cgprof export -f FORMAT [-o FILE] [options] [PROFILE]\n"
+        "       cgprof export -f FORMAT [-o FILE] [options] [PROFILE...]\n"
         "  Reads what cgprof report reads (default: the newer of cgprof.data and\n"
         "  gmon.out) and writes it for another tool (docs/export.md):\n"
         "  -f, --format=FORMAT   pprof      gzipped profile.proto (go tool pprof, Pyroscope...)\n"

@@ -4,6 +4,7 @@
 #include "load.h"
 #include "cgsum.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +97,12 @@ static int read_cgdata_sum(struct cgdata *d, char **files, int n, char *err, siz
     if (n == 1)
         return cgdata_read(d, files[0], err, errsz);
     memset(d, 0, sizeof *d);
+    int with_stacks = 0;
     for (int i = 0; i < n; i++) {
         struct cgdata x;
         int rc = cgdata_read(&x, files[i], err, errsz);
+        if (rc == 0 && x.has_stacks)
+            with_stacks++;
         if (rc == 0 && i == 0) {
             d->pid = x.pid;
             d->rate = x.rate;
@@ -113,7 +117,48 @@ static int read_cgdata_sum(struct cgdata *d, char **files, int n, char *err, siz
         if (rc != 0)
             return -1;
     }
+    if (with_stacks && with_stacks < n) {
+        /* stacks must cover every sample: a sum with some profiles'
+         * stacks only would give their time to too few paths */
+        fprintf(stderr,
+                "cgprof: note: %d of the %d profiles have no sampled stacks (recorded with "
+                "--no-stacks): the sum's times are estimated from call counts\n",
+                n - with_stacks, n);
+        free(d->stacks);
+        d->stacks = NULL;
+        d->nstacks = 0;
+        d->has_stacks = 0;
+    }
     return 0;
+}
+
+/* CPU time the threads used that no sample stands for: the kernel
+ * throttling a fast event, a source that cannot sample short threads (the
+ * cpu event's tick), threads no event could be opened for.  Said, never
+ * silent.  Each thread's sample count is within about one of its CPU
+ * time x rate (a random first period), so a shortfall beyond a few
+ * samples per thread and 3% is real.  Not for wall, which also samples
+ * blocked time, nor counting events. */
+static void unsampled_time_check(const struct cgdata *d, const char *path, const char *cmd)
+{
+    if (!d->timed || !d->rate || strcmp(d->event, "wall") == 0 || d->nthreads == 0)
+        return;
+    double cpu = 0;
+    for (size_t i = 0; i < d->nthreads; i++)
+        cpu += (double)d->threads[i].cpu_ns;
+    /* the runtime's own work on program threads is not theirs to sample */
+    cpu -= (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns);
+    double expected = cpu / 1e9 * (double)d->rate;
+    double seen = (double)(d->total_samples + d->lost_samples + d->runtime.samples);
+    double missing = expected - seen;
+    if (missing <= 3 * sqrt((double)d->nthreads) + 0.03 * expected + 3)
+        return;
+    fprintf(stderr,
+            "%s: warning: %s: the threads used %.3f s of CPU, of which %.3f s (%.0f%%) "
+            "could not be sampled at %llu Hz (the kernel throttling the event, or threads "
+            "too short for it: docs/events.md)\n",
+            cmd, path, cpu / 1e9, missing / (double)d->rate, 100 * missing / expected,
+            (unsigned long long)d->rate);
 }
 
 static int load_cgdata(struct load_profile *p, char **files, int nfiles, const char *prog,
@@ -155,6 +200,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
     if (d->unsampled_threads)
         fprintf(stderr, "%s: warning: %llu threads could not be sampled\n", cmd,
                 (unsigned long long)d->unsampled_threads);
+    unsampled_time_check(d, path, cmd);
     /* the profiler's own call counting is left out, as gprof leaves out
      * mcount; say how much it was */
     struct modmap *mm = &p->mm;
@@ -174,6 +220,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
     p->pcs.npc_samples = mm->nsamples;
     p->pcs.pc_rate = d->timed ? (double)d->rate : 1.0;
     p->pcs.pc_unit = d->timed ? "seconds" : d->event;
+    p->pcs.event = d->event;
     p->prog = "?";
     for (size_t i = 0; i < d->nmodules; i++)
         if (d->modules[i].flags & CGDATA_MOD_MAIN)

@@ -23,7 +23,8 @@
 static void record_usage(FILE *f)
 {
     fputs("usage: cgprof record [options] [--] PROG [ARGS...]\n"
-          "  -e, --event EVENT  what to sample: cpu (default), wall, itimer, or a perf\n"
+          "  -e, --event EVENT  what to sample: cpu-clock (default where perf events are\n"
+          "                     permitted, else cpu), cpu, wall, itimer, or another perf\n"
           "                     event; -e list shows them and what this machine supports\n"
           "  -F, --freq HZ      samples per second of a time event (default 1000; 0 records\n"
           "                     call counts only)\n"
@@ -184,12 +185,8 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
 {
     static const struct {
         const char *s, *l;
-    } valued[] = {{"-e", "--event"},
-                  {"-F", "--freq"},
-                  {"-c", "--period"},
-                  {"-o", "--output"},
-                  {NULL, "--format"},
-                  {NULL, "--checkpoint"}};
+    } valued[] = {{"-e", "--event"},  {"-F", "--freq"},   {"-c", "--period"},
+                  {"-o", "--output"}, {NULL, "--format"}, {NULL, "--checkpoint"}};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *val = NULL, *opt = NULL;
@@ -303,10 +300,10 @@ static int setup_env(const struct opts *o, const char *lib)
      * a program that changes directory still writes here (unless the
      * user's GMON_OUT_PREFIX names the files) */
     const char *prefix = getenv("GMON_OUT_PREFIX");
-    const char *out = o->output                ? o->output
-                      : prefix && *prefix      ? NULL
+    const char *out = o->output                        ? o->output
+                      : prefix && *prefix              ? NULL
                       : strcmp(o->format, "gmon") == 0 ? "gmon.out"
-                                               : "cgprof.data";
+                                                       : "cgprof.data";
     if (out) {
         char *abs = absolute(out);
         bad |= !abs || setenv("CGPROF_OUTPUT", abs, 1);
@@ -320,11 +317,20 @@ static int setup_env(const struct opts *o, const char *lib)
 
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {cg_event_find("cpu"), 1000, 0, NULL, "cgprof", 0, 0, NULL};
+    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, NULL};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)
         return rc;
+    if (!o.event) {
+        o.event = cg_event_default();
+        if (o.event->kind == CG_EV_CPU)
+            fprintf(stderr,
+                    "cgprof record: note: perf events are not permitted here (%s); sampling "
+                    "with the cpu event, POSIX CPU timers the kernel checks on its tick, "
+                    "not the default cpu-clock\n",
+                    why(probe(cg_event_find("cpu-clock"))));
+    }
     if (i >= argc) {
         fprintf(stderr, "cgprof record: no program to run\n");
         record_usage(stderr);

@@ -696,6 +696,7 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         o.npc_samples = pcs->npc_samples;
         o.pc_rate = pcs->pc_rate;
         o.pc_unit = pcs->pc_unit;
+        o.event = pcs->event;
     }
     int has_stacks = cd && cd->has_stacks, measured = has_stacks && !a->counts;
     /* a cgprof profile was sampled even when no sample came (-F 0, a short
@@ -817,9 +818,12 @@ static int run(struct report_args *a)
             if (rc == 0 && p.d.runtime.present && !a->json)
                 fprintf(stderr,
                         "cgprof report: note: the profiler's own work (%llu profile writes, its "
-                        "helper thread) took %.1f ms of CPU, left out of this profile\n",
+                        "helper thread%s) took %.1f ms of CPU, left out of this profile\n",
                         (unsigned long long)p.d.runtime.writes,
-                        (double)(p.d.runtime.helper_cpu_ns + p.d.runtime.write_cpu_ns) / 1e6);
+                        p.d.runtime.start_cpu_ns ? ", starting each thread's sampling" : "",
+                        (double)(p.d.runtime.helper_cpu_ns + p.d.runtime.write_cpu_ns +
+                                 p.d.runtime.start_cpu_ns) /
+                            1e6);
             cur_cgdata = NULL;
             cur_modmap = NULL;
         }

@@ -229,6 +229,11 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     put_string(out, prog);
     fprintf(out, ",\n  \"rate\": %.9g,\n  \"dimension\": ", g->rate);
     put_string(out, g->dimen[0] ? g->dimen : "seconds");
+    fputs(",\n  \"event\": ", out);
+    if (g->event[0])
+        put_string(out, g->event);
+    else
+        fputs("null", out);
     fprintf(out, ",\n  \"times\": \"%s\"", g->measured ? "measured" : "estimated");
     fputs(",\n  \"total_seconds\": ", out);
     put_seconds(out, g->total_time, g->rate);

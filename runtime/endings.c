@@ -132,6 +132,7 @@ void cg_runtime_cost(struct cg_runtime_cost *c)
     c->write_cpu_ns = __atomic_load_n(&write_cpu_ns, __ATOMIC_RELAXED);
     c->writes = __atomic_load_n(&nwrites, __ATOMIC_RELAXED);
     c->samples = cg_runtime_samples();
+    c->start_cpu_ns = cg_sampler_start_cpu_ns();
 }
 
 /* glibc ends the process with exit(0) when its last thread ends; the
@@ -223,7 +224,7 @@ static int delegate(int kind, int timeout_ms)
 }
 
 /* The final write of an ending (CG_END_*), made once per process. */
-int cg_write_final(int how)
+CG_OWN int cg_write_final(int how)
 {
     if (getpid() != my_pid)
         return 0; /* a vfork child: the data is its parent's */
@@ -313,6 +314,7 @@ static int run_exec(execve_fn fn, fexecve_fn ffn, const char *path, int fd, char
     int wrote = writes;
     if (wrote)
         cg_write_final(CG_END_EXEC);
+    cg_sampler_before_exec();
     size_t bytes = 0;
     char **env = exec_env(envp, &bytes, writes, wrote);
     char *const *use = env ? env : envp;

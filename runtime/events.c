@@ -3,16 +3,20 @@
 
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define SW(c) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c
 #define HW(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
 
 static const struct cg_event events[] = {
-    {"cpu", CG_EV_CPU, 0, 0, 1, 0, "CPU time of each thread (default; POSIX CPU-time timers)"},
+    {"cpu", CG_EV_CPU, 0, 0, 1, 0,
+     "CPU time of each thread by POSIX CPU-time timers (the default without perf events)"},
     {"wall", CG_EV_WALL, 0, 0, 1, 0,
      "real time of each thread, blocked time included (no signals to blocked threads)"},
     {"itimer", CG_EV_ITIMER, 0, 0, 1, 0, "process CPU time by ITIMER_PROF, as glibc's profil"},
-    {"cpu-clock", CG_EV_PERF, SW(CPU_CLOCK), 1, 0, "perf software clock of each thread"},
+    {"cpu-clock", CG_EV_PERF, SW(CPU_CLOCK), 1, 0,
+     "CPU time of each thread by perf's high-resolution clock (the default)"},
     {"task-clock", CG_EV_PERF, SW(TASK_CLOCK), 1, 0, "perf task clock of each thread"},
     {"page-faults", CG_EV_PERF, SW(PAGE_FAULTS), 0, 1, "page faults"},
     {"minor-faults", CG_EV_PERF, SW(PAGE_FAULTS_MIN), 0, 1, "minor page faults"},
@@ -53,4 +57,29 @@ const struct cg_event *cg_event_find(const char *name)
 const struct cg_event *cg_event_all(void)
 {
     return events;
+}
+
+/* The default: cpu-clock, a high-resolution timer that runs at the rate
+ * asked for, where this process may open perf events; else cpu, whose
+ * POSIX timers the kernel checks only on its tick (docs/events.md). */
+const struct cg_event *cg_event_default(void)
+{
+    static const struct cg_event *chosen;
+    if (chosen)
+        return chosen;
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.sample_period = 1000000;
+    a.sample_type = PERF_SAMPLE_IP;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.disabled = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    chosen = cg_event_find(fd >= 0 ? "cpu-clock" : "cpu");
+    return chosen;
 }

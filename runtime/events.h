@@ -24,6 +24,9 @@ struct cg_event {
 
 /* The event named NAME, or NULL. */
 const struct cg_event *cg_event_find(const char *name);
+/* The default event: cpu-clock where perf_event_open is permitted, else
+ * cpu (the first call probes, and may change errno). */
+const struct cg_event *cg_event_default(void);
 /* All events, ending with a NULL name. */
 const struct cg_event *cg_event_all(void);
 

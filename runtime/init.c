@@ -134,7 +134,7 @@ void cg_init(void)
     cg_hz = (unsigned)env_u64("CGPROF_FREQ", 1000, 100000);
     cg_period = env_u64("CGPROF_PERIOD", 0, UINT64_MAX);
     const char *ev = getenv("CGPROF_EVENT");
-    cg_event = cg_event_find(ev && *ev ? ev : "cpu");
+    cg_event = ev && *ev ? cg_event_find(ev) : cg_event_default();
     if (!cg_event)
         cg_say("CGPROF_EVENT=", ev, ": unknown event; nothing will be sampled");
     cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));

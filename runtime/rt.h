@@ -14,6 +14,13 @@
  * at compile time too, so calls between our files need no PLT. */
 #define CG_HIDDEN __attribute__((visibility("hidden")))
 
+/* The runtime's own code that runs on program threads while they are
+ * sampled by perf events (opening a thread's event, ending its first
+ * period): a sample whose stack passes through it is the runtime's time.
+ * The linker marks the section's bounds. */
+#define CG_OWN __attribute__((section("cgprof_own"), noinline))
+extern const char __start_cgprof_own[] CG_HIDDEN, __stop_cgprof_own[] CG_HIDDEN;
+
 /* Multiplier of the arc hash (Fibonacci hashing); mcount.S has a copy. */
 #define CG_HASH_MUL 0x9E3779B97F4A7C15ull
 
@@ -143,6 +150,7 @@ extern int cg_sample_sig CG_HIDDEN; /* real-time signal of our timers */
 void cg_signals_init(int itimer) CG_HIDDEN;
 int cg_signals_sample(void (*fn)(int, siginfo_t *, void *)) CG_HIDDEN;
 uint64_t cg_runtime_samples(void) CG_HIDDEN;
+void cg_runtime_samples_add(uint64_t n) CG_HIDDEN;
 
 /* endings.c: the final write of every ending, exec, checkpoints */
 enum { CG_END_EXIT = 1, CG_END_SIGNAL = 2, CG_END_EXEC = 3 };
@@ -158,6 +166,7 @@ struct cg_runtime_cost {
     uint64_t write_cpu_ns;  /* program threads writing the profile themselves */
     uint64_t writes;        /* profile writes, checkpoints included */
     uint64_t samples;       /* samples that found a thread in the runtime */
+    uint64_t start_cpu_ns;  /* program threads opening their own events */
 };
 void cg_runtime_cost(struct cg_runtime_cost *c) CG_HIDDEN;
 
@@ -214,9 +223,14 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period) CG
 int cg_sampler_running(void) CG_HIDDEN; /* in this process */
 int cg_sampler_here(void) CG_HIDDEN;    /* called on the sampler thread */
 void cg_sampler_thread_created(void) CG_HIDDEN;
+void cg_sampler_expect(int delta) CG_HIDDEN;   /* threads about to open their own event */
+void cg_sampler_thread_open(void) CG_HIDDEN;   /* the calling thread's event, from now */
+int cg_sampler_phase_signal(int fd) CG_HIDDEN; /* in our signal's handler */
+void cg_sampler_before_exec(void) CG_HIDDEN;   /* none of our signals left pending */
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
+uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN; /* program threads' own event set-up */
 
 /* threads.c */
 void cg_thread_track(void) CG_HIDDEN;

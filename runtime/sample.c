@@ -132,10 +132,20 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
 int cg_sample_init(void)
 {
     int sampler = cg_event && (cg_event->kind == CG_EV_WALL || cg_event->kind == CG_EV_PERF);
+    /* our signal ends each perf event's random first period (sampler.c):
+     * its handler is in place before the first event is opened */
+    if (sampler && cg_hz)
+        cg_signals_sample(NULL);
     /* the own format names modules, which the sampler thread keeps up to date */
-    if (cg_format == CG_FORMAT_CGPROF || (sampler && cg_hz))
-        if (cg_sampler_start(cg_hz && sampler ? cg_event : NULL, cg_hz, cg_period) != 0)
+    if (cg_format == CG_FORMAT_CGPROF || (sampler && cg_hz)) {
+        cg_sampler_expect(1); /* this thread opens its own event at once */
+        int rc = cg_sampler_start(cg_hz && sampler ? cg_event : NULL, cg_hz, cg_period);
+        if (rc == 0)
+            cg_sampler_thread_open();
+        cg_sampler_expect(-1);
+        if (rc != 0)
             return -1;
+    }
     if (cg_hz == 0 || !cg_event || sampler)
         return 0;
     if (cg_event->kind == CG_EV_CPU)
@@ -170,7 +180,16 @@ void cg_thread_timer_start(void)
         long ns = 1000000000L / (long)cg_hz;
         its.it_interval.tv_sec = ns / 1000000000L;
         its.it_interval.tv_nsec = ns % 1000000000L;
-        its.it_value = its.it_interval;
+        /* the first expiry at random in (0, period]: a thread that runs
+         * for less than a period is sampled with the chance it should be */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t x =
+            (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)sev.sigev_notify_thread_id;
+        x = (x ^ x >> 29) * 0xBF58476D1CE4E5B9ull;
+        long first = 1 + (long)((x ^ x >> 32) % (uint64_t)ns);
+        its.it_value.tv_sec = first / 1000000000L;
+        its.it_value.tv_nsec = first % 1000000000L;
         timer_settime(id, 0, &its, NULL);
         t->timer = id;
         t->timer_on = 1;

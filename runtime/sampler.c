@@ -14,6 +14,17 @@
  * With no event (cpu or itimer sampling, or none) the thread only keeps
  * the module list up to date, for the cgprof profile format.
  *
+ * Every thread opens its own event as it starts (cg_sampler_thread_open,
+ * from our pthread_create, cg_init and fork) and hands it over here, so a
+ * thread is sampled from its first instruction however short it is; the
+ * scan opens events only for threads that did not (raw clones, threads
+ * older than us).  An event's first period is drawn at random in (0, P]:
+ * a thread that runs for L < P is then sampled once with probability L/P,
+ * as its CPU time deserves.  At the first overflow the kernel sends the
+ * thread our signal (O_ASYNC), whose handler sets the period to P
+ * (cg_sampler_phase_signal); samples the first period left in between
+ * (closer than 3P/4 to the last one kept) are dropped here.
+ *
  * The sampler thread blocks every signal, so no signal meant for the
  * program is ever handled on it, runs no profiled code, and is not itself
  * sampled.  Its state is its own: only the flush handshake and the rescan
@@ -30,6 +41,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -38,11 +50,16 @@
 #include <unistd.h>
 
 /* Data pages per thread's ring (plus one header page): with stacks, each
- * sample carries STACK_COPY bytes of the thread's stack, and the ring holds
- * some 30 of them between two drains. */
-#define RING_PAGES (cg_stacks_on ? 64 : 8)
-#define STACK_COPY 8192
-#define SCAN_NS    100000000L /* pthread_create asks for a scan at once */
+ * sample carries STACK_COPY bytes of the thread's stack; the ring holds two
+ * ticks' worth of samples at the rate, 16 to 256 pages (cg_sampler_start). */
+#define RING_PAGES   ring_pages
+#define STACK_COPY   8192
+#define SMALL_COPY   512           /* without stacks: enough to see our own frames */
+#define SCAN_NS      100000000L    /* pthread_create asks for a scan at once */
+#define HOLD_NS      1000000000ull /* how long a scan leaves new threads to open their own */
+#define PHASE_FDS    4096          /* descriptors that can be in their first period */
+#define NSLOTS       1024          /* events handed over, not yet taken */
+#define MIN_FIRST_NS 50000u        /* shortest random first period of a time event */
 
 struct tracked {
     pid_t tid;
@@ -50,6 +67,10 @@ struct tracked {
     int fd;                    /* perf event, or -1 */
     void *ring;                /* header page + RING_PAGES data pages */
     int seen;                  /* in the last /proc scan */
+    int phasing;               /* opened with a random first period: samples filtered */
+    int rearmed;               /* its period set to P again since the last kept */
+    uint64_t kept;             /* samples kept (the last at event count last_count) */
+    uint64_t last_count;
     /* wall: where it was last seen (a sample or a look while blocked), to
      * charge its time waiting for a CPU to; the runqueue wait so far */
     uintptr_t last_pc;
@@ -65,6 +86,8 @@ static uint64_t sample_weight; /* events per sample of a counting event, else 1 
 static uint64_t tick_ns;       /* mean interval between looks (10 ms) */
 static uint64_t hz_period_ns;  /* one sample's worth of time at the rate */
 static uint64_t perf_period;   /* perf sample_period */
+static uint32_t stack_copy;    /* stack bytes copied with each sample, or 0 */
+static size_t ring_pages;      /* data pages of each thread's ring */
 static size_t page;
 static pid_t sampler_tid;
 static int running;                    /* atomic: the sampler thread exists */
@@ -72,6 +95,27 @@ static int rescan;                     /* atomic: a thread was created */
 static unsigned flush_req, flush_done; /* atomic handshake with the writer */
 static int perf_errno;                 /* first perf_event_open failure */
 static uint64_t unsampled;             /* threads the event could not be opened for */
+static int starting;                   /* atomic: threads created, not yet handed over */
+static int kernel_denied;              /* atomic: kernel-mode samples not permitted */
+static uint64_t start_cpu_ns;          /* atomic: program threads' CPU in our set-up */
+static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
+
+/* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
+ * (atomic).  Read by the signal handler to tell our signals from strays. */
+static unsigned char phased[PHASE_FDS];
+
+/* Events opened by their own threads, handed to the sampler (lock-free:
+ * a slot goes FREE -> FILLING by its thread, READY, and FREE again when
+ * the sampler has taken it). */
+enum { SLOT_FREE, SLOT_FILLING, SLOT_READY };
+static struct handoff {
+    int state;
+    pid_t tid;
+    int fd;
+    int phasing;
+    void *ring;
+    struct cg_thread_rec *rec; /* the thread's own record of its totals */
+} slots[NSLOTS];
 
 static struct tracked *trk;
 static size_t ntrk, trk_cap;
@@ -86,20 +130,20 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Walks a stack from REGS over M into the sampler's own tree; its leaf
- * node, or UINT32_MAX. */
-static uint32_t count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint64_t weight)
+static uint64_t thread_cpu_ns(void)
 {
-    if (!cg_stacks_on)
-        return UINT32_MAX;
-    if (!stree)
-        stree = cg_stree_acquire();
-    if (!stree)
-        return UINT32_MAX;
-    int cut;
-    uintptr_t *frames = cg_stree_scratch(stree);
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Walks a stack from REGS over M into FRAMES (at most MAX); how many. */
+static unsigned walk(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t *frames,
+                     unsigned max, int *cut)
+{
     __atomic_store_n(&cg_modules_stale, 0, __ATOMIC_RELAXED);
-    unsigned n = cg_unwind(regs, m, frames, CG_STACK_MAX, &cut);
+    unsigned n = cg_unwind(regs, m, frames, max, cut);
     /* code in a module not seen yet (a dlopen since the last look): this
      * thread may take a snapshot at once, and walks again -- at most once
      * per tick, as code in no module at all (JIT) keeps asking */
@@ -108,8 +152,49 @@ static uint32_t count_stack(const struct cg_regs *regs, const struct cg_mem *m, 
         now_ns() - last_forced >= tick_ns) {
         last_forced = now_ns();
         cg_modules_snapshot();
-        n = cg_unwind(regs, m, frames, CG_STACK_MAX, &cut);
+        n = cg_unwind(regs, m, frames, max, cut);
     }
+    return n;
+}
+
+/* Where a sample's frames go: the stack tree's scratch, or (no stacks
+ * kept) a few frames, enough to see whether the runtime is on the stack. */
+static uintptr_t *frames_for(unsigned *max)
+{
+    static uintptr_t few[16];
+    if (cg_stacks_on && !stree)
+        stree = cg_stree_acquire();
+    if (cg_stacks_on && stree) {
+        *max = CG_STACK_MAX;
+        return cg_stree_scratch(stree);
+    }
+    *max = sizeof few / sizeof few[0];
+    return few;
+}
+
+/* Whether a stack passes through the runtime's own code that runs on
+ * program threads (CG_OWN: starting a thread's event, ending its first
+ * period): such a sample is the runtime's time, not the program's. */
+static int in_runtime(const uintptr_t *frames, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (frames[i] >= (uintptr_t)__start_cgprof_own && frames[i] < (uintptr_t)__stop_cgprof_own)
+            return 1;
+    return 0;
+}
+
+/* Walks a stack from REGS over M into the sampler's own tree; its leaf
+ * node, or UINT32_MAX. */
+static uint32_t count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint64_t weight)
+{
+    if (!cg_stacks_on)
+        return UINT32_MAX;
+    unsigned max;
+    uintptr_t *frames = frames_for(&max);
+    if (!stree)
+        return UINT32_MAX;
+    int cut;
+    unsigned n = walk(regs, m, frames, max, &cut);
     return cg_stree_add(stree, frames, n, cut, weight);
 }
 
@@ -129,42 +214,181 @@ static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
         cg_samples_add_lost(weight);
 }
 
-static int open_event(pid_t tid)
+/* A random number, different in every thread and call (splitmix64 over
+ * the clock, the thread and a counter). */
+CG_OWN static uint64_t random64(pid_t tid)
 {
+    static uint64_t calls;
+    uint64_t x = now_ns() ^ (uint64_t)tid << 32 ^
+                 __atomic_add_fetch(&calls, 0x9E3779B97F4A7C15ull, __ATOMIC_RELAXED);
+    x = (x ^ x >> 30) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ x >> 27) * 0x94D049BB133111EBull;
+    return x ^ x >> 31;
+}
+
+/* Whether events start with a random first period: not for a period of
+ * one event, nor below 100 us of time (the kernel's clocks do not go
+ * below 10 us, and a thread shorter than that is all there is to miss). */
+static int phase_on(void)
+{
+    int timed = event->kind == CG_EV_WALL || event->is_time;
+    return perf_period >= (timed ? 100000u : 2u);
+}
+
+/* Opens the event for TID, its ring mapped; with a random first period,
+ * the event is enabled only once our signal is set to reach TID at the
+ * first overflow.  0, or -1 (errno set). */
+CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
+{
+    *fdp = -1;
+    *ringp = NULL;
+    *phasing = 0;
     if (!event)
         return -1;
+    int phase = phase_on();
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = event->kind == CG_EV_WALL ? PERF_TYPE_SOFTWARE : event->type;
     a.config = event->kind == CG_EV_WALL ? PERF_COUNT_SW_CPU_CLOCK : event->config;
-    a.sample_period = perf_period;
-    a.sample_type = PERF_SAMPLE_IP;
-    if (cg_stacks_on) {
-        /* registers and the top of the stack, unwound here afterwards */
+    a.sample_period = phase ? 1 + random64(tid) % perf_period : perf_period;
+    /* a first period under 50 us: 50 us (the kernel was seen not to take
+     * the switch to P after first periods under 25 us; a thread shorter
+     * than 50 us is then never sampled, one longer as often as before) */
+    if (phase && (event->kind == CG_EV_WALL || event->is_time) && a.sample_period < MIN_FIRST_NS)
+        a.sample_period = MIN_FIRST_NS;
+    /* the event's count at each sample: drops the first period's extras */
+    a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ;
+    /* registers and the top of the stack, unwound here afterwards: whole
+     * for the stacks kept, else a few frames' worth for a time event, to
+     * tell the runtime's own work from the program's */
+    if (stack_copy) {
         a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
         a.sample_regs_user = 1u << 6 | 1u << 7 | 1u << 8; /* bp, sp, ip */
-        a.sample_stack_user = STACK_COPY;
+        a.sample_stack_user = stack_copy;
     }
     a.exclude_hv = 1;
-    a.exclude_kernel = 1; /* user pcs: the kernel's are not ours to name */
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    /* A time event also counts the thread's time in the kernel (system
+     * calls, page faults), charged, as a CPU timer's signal would be, to
+     * the user pc it entered the kernel from: the user registers that come
+     * with the sample.  Where kernel samples are not permitted
+     * (perf_event_paranoid >= 2 without CAP_PERFMON), user time only, and
+     * the report says how much CPU time went unsampled. */
+    int kernel = stack_copy && (event->kind == CG_EV_WALL || event->is_time) &&
+                 !__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED);
+    a.exclude_kernel = !kernel;
+    a.disabled = phase;
+    a.wakeup_events = phase; /* the first overflow signals the thread */
+    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && kernel && (errno == EACCES || errno == EPERM)) {
+        __atomic_store_n(&kernel_denied, 1, __ATOMIC_RELAXED);
+        a.exclude_kernel = 1;
+        fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0)
+        return -1;
+    void *r = mmap(NULL, (RING_PAGES + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (r == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (phase && fd < PHASE_FDS && cg_sample_sig) {
+        struct f_owner_ex own = {F_OWNER_TID, tid};
+        __atomic_store_n(&phased[fd], 1, __ATOMIC_RELEASE);
+        if (fcntl(fd, F_SETSIG, cg_sample_sig) == 0 && fcntl(fd, F_SETOWN_EX, &own) == 0 &&
+            fcntl(fd, F_SETFL, O_ASYNC) == 0)
+            *phasing = 1;
+        else
+            __atomic_store_n(&phased[fd], 2, __ATOMIC_RELEASE);
+    }
+    if (phase && !*phasing) /* no signal to end it: the period is P from now */
+        ioctl(fd, PERF_EVENT_IOC_PERIOD, &perf_period);
+    if (phase)
+        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    *fdp = fd;
+    *ringp = r;
+    return 0;
 }
 
-/* A sample record's body (ip, abi, bp sp ip, stack size, stack bytes,
- * dynamic size): its stack, unwound over the copy and, past it, over the
- * thread's live stack. */
-static uint32_t stack_of_record(const unsigned char *p, size_t n, uint64_t weight)
+/* The first period of FD's event is over: its period becomes P, and no
+ * more signals.  Once per event, by whichever comes first: the thread's
+ * signal handler or the sampler. */
+CG_OWN static void end_phase(int fd)
 {
-    uint64_t ip, abi, regs[3] = {0, 0, 0}, size = 0, dyn = 0;
-    if (n < 16)
-        return UINT32_MAX;
+    if (fd < 0 || fd >= PHASE_FDS)
+        return;
+    unsigned char one = 1;
+    if (!__atomic_compare_exchange_n(&phased[fd], &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return;
+    int saved = errno;
+    uint64_t t0 = thread_cpu_ns();
+    fcntl(fd, F_SETFL, 0);
+    ioctl(fd, PERF_EVENT_IOC_PERIOD, &perf_period);
+    if (!cg_sampler_here())
+        __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    errno = saved;
+}
+
+/* Our signal, sent by the kernel for descriptor FD (si_code > 0): 1 if
+ * the descriptor is one of our events (its first period ends now), 0 if
+ * the signal is not ours.  Async-signal-safe. */
+CG_OWN int cg_sampler_phase_signal(int fd)
+{
+    if (fd < 0 || fd >= PHASE_FDS || !__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE))
+        return 0;
+    end_phase(fd);
+    return 1;
+}
+
+/* Before exec: no signal of ours may reach the next image, which starts
+ * with the default action (termination) for it.  Every event's first
+ * period is ended (no more signals), and one already sent to this thread
+ * but blocked is taken off. */
+void cg_sampler_before_exec(void)
+{
+    if (!cg_sample_sig)
+        return;
+    int saved = errno;
+    for (int fd = 0; fd < PHASE_FDS; fd++)
+        if (__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1)
+            end_phase(fd);
+    sigset_t ours, old;
+    sigemptyset(&ours);
+    sigaddset(&ours, cg_sample_sig);
+    pthread_sigmask(SIG_BLOCK, &ours, &old);
+    struct timespec none = {0, 0};
+    siginfo_t si;
+    while (sigtimedwait(&ours, &si, &none) == cg_sample_sig) {
+        /* ours (si_code > 0, from a descriptor) or a timer's: dropped */
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+}
+
+static void close_event(int fd, void *ring)
+{
+    if (ring)
+        munmap(ring, (RING_PAGES + 1) * page);
+    if (fd >= 0 && fd < PHASE_FDS)
+        __atomic_store_n(&phased[fd], 0, __ATOMIC_RELEASE);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* A sample record's body (ip, count, abi, bp sp ip, stack size, stack
+ * bytes, dynamic size): its registers and the copy of its stack. */
+static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, struct cg_mem *m)
+{
+    uint64_t ip, abi = 0, regs[3] = {0, 0, 0}, size = 0, dyn = 0;
     memcpy(&ip, p, 8);
-    memcpy(&abi, p + 8, 8);
-    size_t at = 16;
+    if (n >= 24)
+        memcpy(&abi, p + 16, 8);
+    size_t at = 24;
+    if (abi && n < at + 24)
+        abi = 0;
     if (abi) {
-        if (n < at + 24)
-            return UINT32_MAX;
         memcpy(regs, p + at, 24);
         at += 24;
     }
@@ -177,12 +401,61 @@ static uint32_t stack_of_record(const unsigned char *p, size_t n, uint64_t weigh
         memcpy(&dyn, p + at + size, 8);
     if (dyn > size)
         dyn = 0;
-    struct cg_regs r = {(uintptr_t)(abi ? regs[2] : ip), (uintptr_t)regs[1], (uintptr_t)regs[0],
-                        abi != 0};
-    struct cg_mem m = {r.sp, r.sp + dyn, stack};
+    *r = (struct cg_regs){(uintptr_t)(abi ? regs[2] : ip), (uintptr_t)regs[1], (uintptr_t)regs[0],
+                          abi != 0};
+    *m = (struct cg_mem){r->sp, r->sp + dyn, stack};
     if (!abi)
-        m.lo = m.hi = 0;
-    return count_stack(&r, &m, weight);
+        m->lo = m->hi = 0;
+}
+
+/* Counts one sample (a record's body, N bytes, at least ip and count) for
+ * T: the program's, or the runtime's when its stack shows our own code. */
+static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
+{
+    uint64_t ip;
+    memcpy(&ip, p, 8);
+    struct cg_regs r;
+    struct cg_mem m;
+    regs_of_record(p, n, &r, &m);
+    unsigned max;
+    uintptr_t *frames = frames_for(&max);
+    int cut;
+    unsigned nf = walk(&r, &m, frames, max, &cut);
+    if (in_runtime(frames, nf)) {
+        cg_runtime_samples_add(sample_weight);
+        return;
+    }
+    /* the user pc: where the thread was, or entered the kernel from */
+    count(t, r.pc ? r.pc : (uintptr_t)ip, sample_weight);
+    if (cg_stacks_on && stree)
+        t->last_leaf = cg_stree_add(stree, frames, nf, cut, sample_weight);
+}
+
+/* For an event opened with a random first period: whether a sample at
+ * event count C is one at the rate.  The first one is, and ends the first
+ * period if the thread's signal has not (the thread had it blocked).
+ * After it, a sample less than 3P/4 past the last one kept came at the
+ * first period's pace, before the switch to P took effect, and is
+ * dropped; one after the second kept (a switch that did not take, which
+ * 6.x kernels were seen to do for first periods under 25 us) also sets
+ * the period to P again. */
+static int keep_sample(struct tracked *t, uint64_t c)
+{
+    if (t->kept && c - t->last_count < perf_period - perf_period / 4) {
+        if (t->kept >= 2 && !t->rearmed && t->fd >= 0) {
+            int saved = errno;
+            ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &perf_period);
+            errno = saved;
+            t->rearmed = 1;
+        }
+        return 0;
+    }
+    if (!t->kept)
+        end_phase(t->fd);
+    t->kept++;
+    t->rearmed = 0;
+    t->last_count = c;
+    return 1;
 }
 
 /* Reads every sample of T's ring buffer; the number of samples read. */
@@ -206,15 +479,18 @@ static uint64_t drain(struct tracked *t)
         size_t at = (size_t)(tail % size), first = n < size - at ? n : size - at;
         memcpy(rec, data + at, first);
         memcpy(rec + first, data, n - first);
-        uint64_t v;
-        if (eh.type == PERF_RECORD_SAMPLE && __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
-            /* the profile is being written: not the program's time */
-        } else if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 8) {
+        uint64_t v, c;
+        if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh, 8);
-            count(t, (uintptr_t)v, sample_weight);
-            if (cg_stacks_on)
-                t->last_leaf = stack_of_record(rec + sizeof eh, n - sizeof eh, sample_weight);
-            got++;
+            memcpy(&c, rec + sizeof eh + 8, 8);
+            if (t->phasing && !keep_sample(t, c)) {
+                /* a second sample of the first period: not a sample at the rate */
+            } else if (__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
+                /* the profile is being written: not the program's time */
+            } else {
+                take_sample(t, rec + sizeof eh, n - sizeof eh);
+                got++;
+            }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
             cg_samples_add_lost(v);
@@ -231,21 +507,22 @@ static void untrack(size_t i)
     drain(t);
     if (t->rec)
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
-    if (t->ring)
-        munmap(t->ring, (RING_PAGES + 1) * page);
-    if (t->fd >= 0)
-        close(t->fd);
+    close_event(t->fd, t->ring);
     trk[i] = trk[--ntrk];
 }
 
-static void track(pid_t tid)
+/* Starts tracking TID: with the event its thread opened (FD >= 0), else
+ * with one opened here. */
+static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_rec *own)
 {
     if (ntrk == trk_cap) {
         size_t cap = trk_cap ? trk_cap * 2 : 256;
         struct tracked *n =
             mmap(NULL, cap * sizeof *n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (n == MAP_FAILED)
+        if (n == MAP_FAILED) {
+            close_event(fd, ring);
             return;
+        }
         if (trk) {
             memcpy(n, trk, ntrk * sizeof *n);
             munmap(trk, trk_cap * sizeof *trk);
@@ -254,30 +531,52 @@ static void track(pid_t tid)
         trk_cap = cap;
     }
     struct tracked *t = &trk[ntrk++];
+    memset(t, 0, sizeof *t);
     t->tid = tid;
     t->seen = 1;
-    t->ring = NULL;
-    t->last_pc = 0;
+    t->fd = fd;
+    t->ring = ring;
+    t->phasing = phasing;
     t->last_leaf = UINT32_MAX;
-    t->wait_ns = t->wait_carry = 0;
-    t->wait_known = 0;
-    t->rec = event ? cg_thread_rec_of(tid) : NULL;
-    t->fd = open_event(tid);
-    if (!event)
+    t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
+    if (!event || fd >= 0)
         return;
-    if (t->fd < 0) {
+    if (open_event(tid, &t->fd, &t->ring, &t->phasing) != 0) {
         if (!perf_errno)
             perf_errno = errno;
         unsampled++;
-        return;
     }
-    void *r = mmap(NULL, (RING_PAGES + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
-    t->ring = r == MAP_FAILED ? NULL : r;
 }
 
-/* Finds new threads and forgets finished ones. */
+/* Takes the events threads opened for themselves. */
+static void take_slots(void)
+{
+    for (size_t i = 0; i < NSLOTS; i++) {
+        struct handoff *h = &slots[i];
+        if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != SLOT_READY)
+            continue;
+        pid_t tid = h->tid;
+        int fd = h->fd;
+        void *ring = h->ring;
+        int phasing = h->phasing;
+        struct cg_thread_rec *own = h->rec;
+        __atomic_store_n(&h->state, SLOT_FREE, __ATOMIC_RELEASE);
+        size_t j = 0;
+        while (j < ntrk && trk[j].tid != tid)
+            j++;
+        if (j < ntrk) /* a tid used again: the old thread is gone */
+            untrack(j);
+        track(tid, fd, ring, phasing, own);
+    }
+}
+
+/* Finds new threads and forgets finished ones.  A thread found here that
+ * may still be about to hand over its own event (one of ours is starting)
+ * is left for the next scan, for up to HOLD_NS. */
 static void scan(void)
 {
+    pid_t fresh[512];
+    size_t nfresh = 0;
     for (size_t i = 0; i < ntrk; i++)
         trk[i].seen = 0;
     int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -301,19 +600,50 @@ static void scan(void)
                 i++;
             if (i < ntrk)
                 trk[i].seen = 1;
-            else
-                track(tid);
+            else if (nfresh < sizeof fresh / sizeof fresh[0])
+                fresh[nfresh++] = tid;
         }
     }
     close(dir);
+    /* in this order: a thread listed above whose creator counted it in
+     * `starting` either still counts (and waits) or has put its event in
+     * a slot before it stopped counting, and take_slots finds it */
+    int waiting = __atomic_load_n(&starting, __ATOMIC_SEQ_CST) > 0;
+    take_slots();
+    uint64_t now = now_ns();
+    if (!waiting)
+        hold_since = 0;
+    else if (!hold_since)
+        hold_since = now;
+    int hold = waiting && now - hold_since < HOLD_NS;
+    for (size_t k = 0; k < nfresh; k++) {
+        size_t i = 0;
+        while (i < ntrk && trk[i].tid != fresh[k])
+            i++;
+        if (i < ntrk)
+            trk[i].seen = 1;
+        else if (hold)
+            __atomic_store_n(&rescan, 1, __ATOMIC_RELEASE); /* look again soon */
+        else
+            track(fresh[k], -1, NULL, 0, NULL);
+    }
     for (size_t i = 0; i < ntrk; i++)
         if (trk[i].seen && trk[i].rec)
             cg_thread_rec_refresh(trk[i].rec); /* last CPU time, before it may go */
-    for (size_t i = 0; i < ntrk;)
-        if (!trk[i].seen)
-            untrack(i);
-        else
+    /* closing an event costs some 15 us: between batches of them, the
+     * live threads' rings are drained, so they cannot fill meanwhile */
+    unsigned closed = 0;
+    for (size_t i = 0; i < ntrk;) {
+        if (trk[i].seen) {
             i++;
+            continue;
+        }
+        untrack(i);
+        if (++closed % 64 == 0)
+            for (size_t j = 0; j < ntrk; j++)
+                if (trk[j].seen)
+                    drain(&trk[j]);
+    }
 }
 
 static int parse_hex(const char *p, uintptr_t *v)
@@ -464,6 +794,8 @@ static void *sampler_main(void *arg)
         if (__atomic_exchange_n(&cg_modules_stale, 0, __ATOMIC_ACQ_REL))
             cg_modules_snapshot();
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
+            for (size_t i = 0; event && i < ntrk; i++)
+                drain(&trk[i]); /* before a scan's slower work */
             if (event)
                 scan();
             if (now - last_scan >= SCAN_NS)
@@ -505,7 +837,21 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     int timed = !ev || ev->kind == CG_EV_WALL || ev->is_time;
     perf_period = timed ? hz_ns : period ? period : ev->period;
     sample_weight = timed ? 1 : perf_period;
-    tick_ns = 10000000u;
+    /* a look every 10 ms; above 1 kHz more often (not below 1 ms), so a
+     * ring holds the samples between two looks */
+    tick_ns = hz > 1000 ? 10000000000u / hz : 10000000u;
+    if (tick_ns < 1000000u)
+        tick_ns = 1000000u;
+    stack_copy = cg_stacks_on                                    ? STACK_COPY
+                 : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
+                                                                 : 0;
+    /* a ring holds two ticks' samples at the rate (a counting event's
+     * rate is unknown: as many as 16 pages hold), 16 to 256 pages */
+    uint64_t size = 24 + (stack_copy ? 48 + stack_copy : 0);
+    uint64_t per_tick = timed ? tick_ns / hz_ns + 1 : 0;
+    ring_pages = cg_stacks_on ? 64 : 16;
+    while (ring_pages < 256 && ring_pages * page < 2 * per_tick * size)
+        ring_pages *= 2;
     hz_period_ns = hz_ns;
     ntrk = 0;
     cg_create_fn real = cg_real_pthread_create();
@@ -542,9 +888,53 @@ void cg_sampler_thread_created(void)
     __atomic_store_n(&rescan, 1, __ATOMIC_RELEASE);
 }
 
+/* A thread is about to start (+1) and will hand over its own event, or
+ * has (-1): scans leave new threads alone meanwhile. */
+void cg_sampler_expect(int delta)
+{
+    __atomic_add_fetch(&starting, delta, __ATOMIC_SEQ_CST);
+}
+
+/* The calling thread opens its own event, so that it is sampled from now
+ * on, and hands it to the sampler.  Not in a signal handler. */
+CG_OWN void cg_sampler_thread_open(void)
+{
+    if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || !event)
+        return;
+    int saved = errno;
+    uint64_t t0 = thread_cpu_ns();
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int fd, phasing;
+    void *ring;
+    int rc = open_event(tid, &fd, &ring, &phasing);
+    __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    if (rc != 0) {
+        errno = saved; /* the sampler's scan tries again, and counts it */
+        return;
+    }
+    for (size_t i = 0; i < NSLOTS; i++) {
+        int free_ = SLOT_FREE;
+        struct handoff *h = &slots[i];
+        if (!__atomic_compare_exchange_n(&h->state, &free_, SLOT_FILLING, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_RELAXED))
+            continue;
+        h->tid = tid;
+        h->fd = fd;
+        h->ring = ring;
+        h->phasing = phasing;
+        h->rec = cg_thread_rec_self(); /* its CPU time is final when it ends */
+        __atomic_store_n(&h->state, SLOT_READY, __ATOMIC_RELEASE);
+        __atomic_store_n(&rescan, 1, __ATOMIC_RELEASE);
+        errno = saved;
+        return;
+    }
+    close_event(fd, ring); /* every slot taken: the sampler's scan opens it */
+    errno = saved;
+}
+
 /* Wakes the sampler and waits (up to 200 ms) until it has drained every
  * ring buffer.  futex: no file descriptor, async-signal-safe. */
-void cg_sampler_flush(void)
+CG_OWN void cg_sampler_flush(void)
 {
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || syscall(SYS_gettid) == sampler_tid)
         return;
@@ -557,6 +947,11 @@ void cg_sampler_flush(void)
         struct timespec ts = {0, 1000000};
         syscall(SYS_futex, &flush_done, FUTEX_WAIT_PRIVATE, done, &ts, NULL, 0);
     }
+}
+
+uint64_t cg_sampler_start_cpu_ns(void)
+{
+    return __atomic_load_n(&start_cpu_ns, __ATOMIC_RELAXED);
 }
 
 uint64_t cg_sampler_unsampled(int *err)
@@ -572,16 +967,21 @@ void cg_sampler_after_fork(void)
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
         return;
     running = 0;
-    for (size_t i = 0; i < ntrk; i++) {
-        if (trk[i].ring)
-            munmap(trk[i].ring, (RING_PAGES + 1) * page);
-        if (trk[i].fd >= 0)
-            close(trk[i].fd);
-    }
+    for (size_t i = 0; i < ntrk; i++)
+        close_event(trk[i].fd, trk[i].ring);
+    for (size_t i = 0; i < NSLOTS; i++)
+        if (slots[i].state == SLOT_READY)
+            close_event(slots[i].fd, slots[i].ring);
+    memset(slots, 0, sizeof slots);
     ntrk = 0;
     table = NULL;
     stree = NULL;
     unsampled = 0;
     flush_req = flush_done = 0;
-    cg_sampler_start(event, start_hz, start_period);
+    start_cpu_ns = 0;
+    starting = 1; /* this thread, below */
+    hold_since = 0;
+    if (cg_sampler_start(event, start_hz, start_period) == 0)
+        cg_sampler_thread_open();
+    starting = 0;
 }

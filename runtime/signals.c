@@ -58,6 +58,11 @@ static void (*sample_fn)(int, siginfo_t *, void *);
 static int lock;
 static uint64_t runtime_samples; /* atomic: samples that found a thread in the runtime */
 
+void cg_runtime_samples_add(uint64_t n)
+{
+    __atomic_add_fetch(&runtime_samples, n, __ATOMIC_RELAXED);
+}
+
 uint64_t cg_runtime_samples(void)
 {
     return __atomic_load_n(&runtime_samples, __ATOMIC_RELAXED);
@@ -136,7 +141,7 @@ static void on_deadly(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-static void on_sample_sig(int sig, siginfo_t *si, void *uc)
+CG_OWN static void on_sample_sig(int sig, siginfo_t *si, void *uc)
 {
     if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &cg_sample_sig) {
         if (cg_tls.in_runtime) {
@@ -148,12 +153,18 @@ static void on_sample_sig(int sig, siginfo_t *si, void *uc)
             sample_fn(sig, si, uc);
         return;
     }
+    /* the first overflow of a thread's perf event (sampler.c) */
+    if (si->si_code > 0 && cg_sampler_phase_signal(si->si_fd))
+        return;
     /* the program's own use of the signal */
     int saved = errno;
     if (is_handler(&sigs[sig].prog)) {
         call_program(sig, si, uc);
-    } else if (is_default(&sigs[sig].prog)) {
-        die(sig, si); /* a real-time signal's default action ends the process */
+    } else if (is_default(&sigs[sig].prog) && si->si_code <= 0) {
+        /* a real-time signal's default action ends the process; one the
+         * kernel sent for a descriptor (si_code > 0) can only be a late
+         * one of ours, for an event closed since */
+        die(sig, si);
     }
     errno = saved;
 }

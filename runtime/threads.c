@@ -58,6 +58,8 @@ static void *thread_start(void *p)
     struct start s = *(struct start *)p;
     free(p);
     cg_stack_bounds_init();
+    cg_sampler_thread_open(); /* sampled from here on, however short it is */
+    cg_sampler_expect(-1);
     cg_sampler_thread_created();
     cg_thread_track();
     return s.fn(s.arg);
@@ -95,8 +97,11 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *th, const p
         return real(th, attr, fn, arg); /* still runs; sampled from its first call */
     s->fn = fn;
     s->arg = arg;
+    cg_sampler_expect(1);
     int rc = real(th, attr, thread_start, s);
-    if (rc != 0)
+    if (rc != 0) {
+        cg_sampler_expect(-1);
         free(s);
+    }
     return rc;
 }

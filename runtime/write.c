@@ -553,7 +553,8 @@ static int write_locked(int final)
         uint64_t slost = cg_samples_lost();
         if (slost)
             cg_say(cg_utoa(slost, num + sizeof num),
-                   " samples could not be recorded (out of memory); profile ", name);
+                   " samples could not be recorded (ring buffers full, or out of memory); profile ",
+                   name);
     }
     rc = 0;
 out_buf:
@@ -570,7 +571,7 @@ out_arcs:
 
 /* Writes the profile now.  A final write (exit) waits for a write already
  * under way in another thread; any other write gives way to it. */
-int cg_write_profile(int final)
+CG_OWN int cg_write_profile(int final)
 {
     /* a process not built with -pg writes only if cgprof record started it
      * (and asked for the own format, which needs no -pg) */
@@ -602,6 +603,10 @@ int cg_write_profile(int final)
         cg_count_write((uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
                        (uint64_t)(t1.tv_nsec - t0.tv_nsec));
     cg_tls.in_runtime = prev;
+    /* the writer's own samples still in the rings of perf events are
+     * dropped, paused, before sampling goes on */
+    if (final != CG_WRITE_CHECKPOINT && __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
+        cg_sampler_flush();
     __atomic_store_n(&cg_paused, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
     errno = saved;

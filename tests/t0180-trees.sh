@@ -31,6 +31,29 @@ test_expect "the sum's samples are the sum of each profile's" "
     cat each all && awk -v t=\$(cat all) '{ s += \$1 } END { d = s - t; if (d < 0) d = -d; exit !(d <= 0.01 * NR) }' each
 "
 
+# the stacks are summed too: the sum's times are measured, and a
+# function's inclusive samples are the sum of each profile's (main is
+# entered by two images, spin by all five processes)
+stack_sum() {
+    for p in cgprof.data*; do
+        $CGPROF report --json $p 2>/dev/null >one.json &&
+            python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+f={x["name"]: x for x in j["functions"]}
+print(j["times"], *(round(f[n]["inclusive_seconds"] * j["rate"]) if n in f else 0 for n in ("main", "spin")))' one.json ||
+            return 1
+    done >each &&
+        $CGPROF report --json cgprof.data cgprof.data.* 2>/dev/null >sum.json &&
+        python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+f={x["name"]: x for x in j["functions"]}
+n=sum(s["count"] for s in j["stacks"]["nodes"])
+print(j["times"], *(round(f[k]["inclusive_seconds"] * j["rate"]) for k in ("main", "spin")), n)' sum.json >all &&
+        cat each all &&
+        awk '{ m += $2; s += $3 } END { print "measured", m, s }' each >want &&
+        cut -d" " -f1-3 all | diff want - && test "$(cut -d" " -f4 all)" -ge "$(cut -d" " -f3 all)"
+}
+test_expect "the sum keeps the sampled stacks: measured times, each the sum of the profiles'" \
+    stack_sum
+
 test_expect "-s writes cgprof.sum, a cgprof profile; reading it back gives the same report" "
     rm -f cgprof.sum && $CGPROF report -s -b cgprof.data cgprof.data.* >direct 2>/dev/null &&
     head -c 8 cgprof.sum | od -c | grep -q 'C   G   P   R   O   F' &&

@@ -1,0 +1,80 @@
+/* shortthr.c: NTHREADS threads, one after another, each burning about US
+ * microseconds of CPU in burn_thread, then the same total in burn_main on
+ * the main thread.  Each burn measures its own thread CPU time, and the
+ * program prints the true shares: "burn_thread S burn_main S" in percent.
+ * A third argument "block": each thread blocks every signal first, as
+ * many servers' workers do. */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile double sink;
+static long per_us; /* loop iterations per microsecond */
+
+static double cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void work(long n)
+{
+    double x = 0;
+    for (long i = 0; i < n; i++)
+        x += (double)(i ^ (i >> 3)) * 0.25;
+    sink += x;
+}
+
+static double spent_thread, spent_main;
+static long us;
+static int block;
+
+__attribute__((noinline)) static void *burn_thread(void *arg)
+{
+    (void)arg;
+    if (block) {
+        sigset_t all;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, NULL);
+    }
+    double t = cpu();
+    work(us * per_us);
+    spent_thread += cpu() - t; /* threads run one at a time */
+    return NULL;
+}
+
+__attribute__((noinline)) static void burn_main(long n)
+{
+    double t = cpu();
+    work(n);
+    spent_main += cpu() - t;
+}
+
+int main(int argc, char **argv)
+{
+    int nthreads = argc > 1 ? atoi(argv[1]) : 1000;
+    us = argc > 2 ? atol(argv[2]) : 200;
+    block = argc > 3 && strcmp(argv[3], "block") == 0;
+    /* calibrate: iterations in 20 ms */
+    double t = cpu();
+    long n = 0, step = 100000;
+    while (cpu() - t < 0.02) {
+        work(step);
+        n += step;
+    }
+    per_us = (long)(n / ((cpu() - t) * 1e6)) + 1;
+    for (int i = 0; i < nthreads; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, burn_thread, NULL) != 0)
+            return 1;
+        pthread_join(th, NULL);
+    }
+    burn_main((long)(spent_thread * 1e6) * per_us);
+    double all = spent_thread + spent_main;
+    printf("burn_thread %.1f burn_main %.1f\n", 100 * spent_thread / all, 100 * spent_main / all);
+    return 0;
+}

@@ -1,0 +1,138 @@
+#!/bin/sh
+# t0305: the default event is the most accurate the machine allows
+# (cpu-clock where perf events are permitted, else cpu with a note), it
+# samples every thread in proportion to its CPU time however short the
+# thread (a random first period), a regular split comes out right run
+# after run, the runtime's own per-thread work is not the program's, and
+# CPU time that could not be sampled is reported, never silent.
+. "$(dirname "$0")/lib.sh"
+
+gcc -O2 -pg "$PROGS/shortthr.c" -o "$WORK/shortthr" -lpthread &&
+gcc -O2 "$PROGS/split.c" -o "$WORK/split" &&
+gcc -O2 "$PROGS/systime.c" -o "$WORK/systime" || exit 1
+
+if perf stat -e cpu-clock true >/dev/null 2>&1; then
+    default=cpu-clock
+else
+    default=cpu
+fi
+
+# the machine's own word (perf stat) decides which default is right
+test_expect "the default event is $default, and the profile says so" "
+    rm -f cgprof.data && $CGPROF record ./split 100000 >/dev/null 2>err && cat err &&
+    $CGPROF report --json >j && grep '\"event\"' j &&
+    grep -q '\"event\": \"$default\"' j &&
+    if test $default = cpu; then grep -q 'perf events are not permitted' err; else ! test -s err; fi
+"
+
+# share_of FLAT: burn_thread's percent of burn_thread + burn_main
+share_of() {
+    awk '$NF == "burn_thread" { t = $1 } $NF == "burn_main" { m = $1 }
+        END { if (t + m > 0) printf "%.1f\n", 100 * t / (t + m); else print "none" }' "$1"
+}
+
+# 2,000 threads of 0.2 ms each, one after another, then as much CPU in
+# main: each thread is shorter than the 1 ms period.  The program's own
+# clock is the truth; 400 samples a side put 8 points at 4.5 deviations.
+short_threads() {
+    for run in ${2:-1 2 3}; do
+        rm -f s.data && $CGPROF record ${3:+-e $3} -o s.data ./shortthr 2000 200 $1 >truth 2>err &&
+            $CGPROF report -b -p shortthr s.data >flat 2>rerr || return 1
+        got=$(share_of flat) && want=$(awk '{ print $2 }' truth) &&
+            echo "run $run: burn_thread $got% of the two, the program measured $want%" &&
+            cat err rerr && near "$got" "$want" 8 || { cat flat; return 1; }
+    done
+}
+near() {
+    awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
+        if (a == "none" || d > p) { print a " is not within " p " points of " b; exit 1 } }'
+}
+if test $default = cpu-clock; then
+    test_expect "2,000 threads of 0.2 ms: their share within 8 points of the truth, 3 runs" \
+        "short_threads plain"
+    # the threads' own set-up (opening the event, ending its first period)
+    # is the runtime's work: reported apart, none of it in the profile
+    test_expect "the runtime's work in each thread is not the program's time; it is reported" "
+        ! grep -E '(ioctl|fcntl|perf_event_open|syscall|libcgprof|cg_sampler|on_sample_sig)' flat &&
+        grep -q \"starting each thread's sampling\" rerr && ! grep -q 'could not be sampled' rerr
+    "
+    # with our signal blocked, the first period ends when the sampler sees
+    # its sample: the samples in between are dropped
+    test_expect "the same with threads that block every signal" "short_threads block 1"
+    test_expect "the same under -e wall (running time by the same per-thread clocks)" \
+        "short_threads plain 1 wall"
+else
+    test_skip "2,000 threads of 0.2 ms: their share within 8 points of the truth" \
+        "perf events not permitted here"
+    test_skip "the runtime's work in each thread is not the program's time" \
+        "perf events not permitted here"
+fi
+
+# the cpu event's timers expire on the kernel's tick (4 ms at 250 Hz): a
+# 0.2 ms thread is rarely there when one does.  The report says how much
+# CPU time went unsampled, measured against the threads' own CPU clocks.
+test_expect "-e cpu on short threads: the unsampled CPU time is reported, with its share" "
+    rm -f c.data && $CGPROF record -e cpu -o c.data ./shortthr 1000 200 >truth &&
+    $CGPROF report -b -p shortthr c.data >flat 2>err; cat err &&
+    grep -E 'warning: c.data: the threads used [0-9.]+ s of CPU, of which [0-9.]+ s \\(([2-9][0-9])%\\) could not be sampled at 1000 Hz' err
+"
+
+# A regular 60/30/10 split (a plain loop, no -pg), 10 runs: every share
+# within 3 points every time.  -F 10000 over 0.7 s: some 7,000 samples,
+# so 3 points are 4 deviations of the 60% share -- chance does not fail
+# it, sampling in step with the program does (cpu on a 250 Hz tick).
+split_runs() {
+    if test $default = cpu; then
+        echo "perf events not permitted: cpu samples on the kernel's tick" && return 0
+    fi
+    for run in 1 2 3 4 5 6 7 8 9 10; do
+        rm -f p.data && $CGPROF record -F 10000 -o p.data ./split 800000 >truth 2>err &&
+            $CGPROF report -b -p p.data >flat 2>rerr || return 1
+        line="run $run:"
+        for f in f60 f30 f10; do
+            got=$(awk -v f=$f '$NF == f { print $1 }' flat)
+            want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)
+            line="$line $f $got/$want"
+            near "$got" "$want" 3 || { echo "$line"; cat flat err rerr; return 1; }
+        done
+        echo "$line"
+    done
+}
+test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split_runs
+
+# samples at the rate claimed: a thread's samples are its CPU time x the
+# rate, to within one sample, at 1 and 10 kHz
+rate_check() {
+    rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >/dev/null &&
+        $CGPROF report --json r.data >j 2>err && cat err &&
+        python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); hz=float(sys.argv[2])
+t=[x for x in j["threads"] if x["cpu_seconds"] > 0.05]
+s=sum(x["samples"] for x in t); c=sum(x["cpu_seconds"] for x in t)
+print("%d samples for %.3f s of CPU at %d Hz: %.1f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
+sys.exit(not (abs(s - c * hz) <= 0.03 * c * hz + 3))' j "$1"
+}
+if test $default = cpu-clock; then
+    test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000"
+    test_expect "cpu-clock samples at the rate asked: 10 kHz" "rate_check 10000"
+fi
+# Time in the kernel (here pwrite's) is the thread's CPU time too: cpu-clock
+# charges it to the user pc the thread entered the kernel from, as a CPU
+# timer's signal does -- where kernel-mode samples are permitted (root, or
+# perf_event_paranoid < 2); elsewhere the report says it went unsampled.
+kernel_time() {
+    rm -f k.data && $CGPROF record -o k.data ./systime 60000 >truth &&
+        $CGPROF report -b -p k.data >flat 2>err && cat truth flat err || return 1
+    if test "$(id -u)" = 0 || test "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2; then
+        got=$(awk '$NF == "[libc.so.6]" && $(NF - 1) ~ /^(__libc_)?pwrite/ { s += $3 } END { print s + 0 }' flat)
+        want=$(awk '{ print $2 }' truth)
+        echo "pwrite: $got s sampled, $want s measured" &&
+            awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.2 * b + 0.01) }' &&
+            ! grep -q 'could not be sampled' err
+    else
+        grep -q 'could not be sampled' err
+    fi
+}
+if test $default = cpu-clock; then
+    test_expect "time in system calls is charged to the call that spent it" kernel_time
+fi
+test_done

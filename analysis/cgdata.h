@@ -81,7 +81,8 @@ struct cgdata {
     struct {
         int present;
         uint64_t helper_cpu_ns, write_cpu_ns, writes, samples;
-        uint64_t start_cpu_ns; /* program threads starting their own sampling */
+        uint64_t start_cpu_ns;  /* program threads starting their own sampling */
+        uint64_t before_cpu_ns; /* program threads' CPU before their sampling began */
     } runtime;
 };
 

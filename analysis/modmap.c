@@ -238,6 +238,16 @@ uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
     return 0;
 }
 
+int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t *addr)
+{
+    uint64_t k = pc >> SLICE_SHIFT;
+    if (k == 0 || k > d->nmodules)
+        return -1;
+    *module = d->modules[k - 1].id;
+    *addr = pc & (((uint64_t)1 << SLICE_SHIFT) - 1);
+    return 0;
+}
+
 /* PC, or when no symbol holds it (a gap between sized library symbols,
  * bytes past the last), its module's own entry at the slice's start. */
 static uint64_t owned(const struct symtab *st, uint64_t pc)
@@ -262,7 +272,7 @@ static void drop_unused(struct modmap *mm, const struct cgdata *d, uint64_t main
 {
     unsigned char *used = calloc(mm->st.n ? mm->st.n : 1, 1);
     if (!used)
-        return; /* keep them all */
+        return;                             /* keep them all */
     for (size_t i = 0; i < d->nstacks; i++) /* every frame of the sampled stacks */
         if (d->stacks[i].module != CGDATA_CUT_MODULE)
             mark(&mm->st, used, modmap_pc(d, d->stacks[i].module, d->stacks[i].addr));

@@ -29,6 +29,9 @@ void modmap_free(struct modmap *mm);
 /* The address in MM's symbol table of ADDR in D's module MODULE (samples,
  * arcs and stack frames alike); 0, "[unknown]", for no known module. */
 uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr);
+/* The other way: the module and address there of PC in MM's symbol
+ * table.  0, or -1 for a pc in no module ("[unknown]"). */
+int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t *addr);
 /* -c: the direct calls of D's main executable (as disasm_static_calls
  * finds them in its file), as symbol indices of MM.  Returns as
  * disasm_static_calls does. */

@@ -7,6 +7,9 @@
 #include "srcsamples.h"
 #include "dwinfo.h"
 #include "elffile.h"
+#include "linemap.h"
+#include "modmap.h"
+#include "symtab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -130,4 +133,87 @@ void src_lines_free(struct src_lines *l)
     }
     free(l->v);
     memset(l, 0, sizeof *l);
+}
+
+static int site_cmp(const void *pa, const void *pb)
+{
+    const struct src_site *a = pa, *b = pb;
+    if (a->caller != b->caller)
+        return a->caller < b->caller ? -1 : 1;
+    if (a->callee != b->callee)
+        return a->callee < b->callee ? -1 : 1;
+    int c = strcmp(a->file, b->file);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+static int site_by_count(const void *pa, const void *pb)
+{
+    const struct src_site *a = pa, *b = pb;
+    if (a->caller != b->caller)
+        return a->caller < b->caller ? -1 : 1;
+    if (a->callee != b->callee)
+        return a->callee < b->callee ? -1 : 1;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    int c = strcmp(a->file, b->file);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+int src_sites_build(struct src_sites *out, const struct cgdata *d, const struct symtab *st,
+                    struct linemap *lm)
+{
+    memset(out, 0, sizeof *out);
+    out->v = malloc((d->narcs ? d->narcs : 1) * sizeof *out->v);
+    if (!out->v)
+        return -1;
+    for (size_t i = 0; i < d->narcs; i++) {
+        const struct cgdata_arc *a = &d->arcs[i];
+        uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
+        long caller = symtab_lookup(st, from);
+        long callee = symtab_lookup(st, modmap_pc(d, a->self_module, a->self_addr));
+        const char *file;
+        unsigned line;
+        if (caller < 0 || callee < 0 || !from || !linemap_find(lm, from - 1, &file, &line))
+            continue;
+        out->v[out->n++] = (struct src_site){(int)caller, (int)callee, file, line, a->count};
+    }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, site_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        struct src_site *p = k ? &out->v[k - 1] : NULL;
+        if (p && site_cmp(p, &out->v[i]) == 0)
+            p->count =
+                p->count + out->v[i].count < p->count ? UINT64_MAX : p->count + out->v[i].count;
+        else
+            out->v[k++] = out->v[i];
+    }
+    out->n = k;
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, site_by_count);
+    return 0;
+}
+
+void src_sites_free(struct src_sites *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+const struct src_site *src_sites_of(const struct src_sites *s, int caller, int callee, size_t *n)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct src_site *m = &s->v[mid];
+        if (m->caller < caller || (m->caller == caller && m->callee < callee))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < s->n && s->v[end].caller == caller && s->v[end].callee == callee)
+        end++;
+    *n = end - lo;
+    return *n ? &s->v[lo] : NULL;
 }

@@ -26,4 +26,29 @@ struct src_lines {
 int src_lines_build(struct src_lines *out, const struct cgdata *d);
 void src_lines_free(struct src_lines *l);
 
+/* The calls counted from one source line of a caller to a callee: the
+ * line of the call instruction (the arc's return address - 1). */
+struct src_site {
+    int caller, callee; /* symbol indices (= call graph nodes) */
+    const char *file;   /* owned by the linemap it was built with */
+    unsigned line;
+    uint64_t count;
+};
+
+struct src_sites {
+    struct src_site *v; /* by caller, callee, then most calls first */
+    size_t n;
+};
+
+struct symtab;
+struct linemap;
+/* The call sites of D's counted arcs, symbolized with ST (modmap's
+ * table), their lines from LM.  Arcs whose caller has no line are left
+ * out.  0, or -1 out of memory. */
+int src_sites_build(struct src_sites *out, const struct cgdata *d, const struct symtab *st,
+                    struct linemap *lm);
+void src_sites_free(struct src_sites *s);
+/* The first site of CALLER -> CALLEE in S and how many there are. */
+const struct src_site *src_sites_of(const struct src_sites *s, int caller, int callee, size_t *n);
+
 #endif

@@ -240,6 +240,8 @@ int cmd_export(int argc, char **argv)
         } else {
             rc = write_output(&a, &m);
             ex_free(&m);
+            if (rc == 0)
+                load_say_unsampled(&p, "cgprof export");
         }
         cg_free(&g);
     }

@@ -146,8 +146,10 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
     double cpu = 0;
     for (size_t i = 0; i < d->nthreads; i++)
         cpu += (double)d->threads[i].cpu_ns;
-    /* the runtime's own work on program threads is not theirs to sample */
-    cpu -= (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns);
+    /* the runtime's own work on program threads is not theirs to sample,
+     * nor what they ran before their sampling began (the loader's work
+     * and the constructors before ours, in the main thread) */
+    cpu -= (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns + d->runtime.before_cpu_ns);
     double expected = cpu / 1e9 * (double)d->rate;
     double seen = (double)(d->total_samples + d->lost_samples + d->runtime.samples);
     double missing = expected - seen;
@@ -159,6 +161,12 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
             "too short for it: docs/events.md)\n",
             cmd, path, cpu / 1e9, missing / (double)d->rate, 100 * missing / expected,
             (unsigned long long)d->rate);
+}
+
+void load_say_unsampled(const struct load_profile *p, const char *cmd)
+{
+    if (p->cgdata && p->path)
+        unsampled_time_check(&p->d, p->path, cmd);
 }
 
 static int load_cgdata(struct load_profile *p, char **files, int nfiles, const char *prog,
@@ -200,7 +208,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
     if (d->unsampled_threads)
         fprintf(stderr, "%s: warning: %llu threads could not be sampled\n", cmd,
                 (unsigned long long)d->unsampled_threads);
-    unsampled_time_check(d, path, cmd);
+    p->path = path;
     /* the profiler's own call counting is left out, as gprof leaves out
      * mcount; say how much it was */
     struct modmap *mm = &p->mm;

@@ -33,6 +33,7 @@ struct load_profile {
     const struct gmon_data *gd;
     struct cg_opts pcs; /* only the pc_* fields are set */
     const char *prog;   /* the executable's path */
+    const char *path;   /* the (first) profile read */
     struct cgdata d;
     struct modmap mm;
     struct symtab own_st;
@@ -45,6 +46,10 @@ struct load_profile {
 int load_profile(struct load_profile *p, const struct load_inputs *in, unsigned sym_flags,
                  int quiet, const char *cmd);
 void load_free(struct load_profile *p);
+/* A cgprof profile's CPU time that no sample stands for, said on stderr
+ * (prefixed with CMD) when beyond chance: after a report that succeeded,
+ * so that an error stays one line. */
+void load_say_unsampled(const struct load_profile *p, const char *cmd);
 
 /* 1 if PATH is a regular file holding a cgprof profile. */
 int load_is_cgdata(const char *path);

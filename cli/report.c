@@ -14,6 +14,7 @@
 #include "srcsamples.h"
 #include "symspec.h"
 #include "lines.h"
+#include "linemap.h"
 #include "modmap.h"
 #include "stacks.h"
 #include "symtab.h"
@@ -749,11 +750,19 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                 (unsigned long long)gd->lost_calls);
     if (a->json) {
         struct src_lines lines;
+        struct src_sites sites;
+        struct linemap lm;
         int have = cd && src_lines_build(&lines, cd) == 0;
+        int have_lm = cd && linemap_init(&lm, cd, NULL) == 0;
+        int have_sites = have_lm && src_sites_build(&sites, cd, st, &lm) == 0;
         json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL, cd ? cd->nthreads : 0,
-                   has_stacks ? &stk : NULL, have ? &lines : NULL);
+                   has_stacks ? &stk : NULL, have ? &lines : NULL, have_sites ? &sites : NULL);
         if (have)
             src_lines_free(&lines);
+        if (have_sites)
+            src_sites_free(&sites);
+        if (have_lm)
+            linemap_free(&lm);
     } else {
         if (a->threads && cd)
             print_threads(cd, g.rate > 0 ? g.rate : 1);
@@ -815,6 +824,8 @@ static int run(struct report_args *a)
             cur_cgdata = &p.d;
             cur_modmap = &p.mm;
             rc = analyze_and_print(a, p.st, p.gd, &p.pcs, p.prog, &p.d);
+            if (rc == 0)
+                load_say_unsampled(&p, "cgprof report");
             if (rc == 0 && p.d.runtime.present && !a->json)
                 fprintf(stderr,
                         "cgprof report: note: the profiler's own work (%llu profile writes, its "

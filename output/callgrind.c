@@ -10,8 +10,13 @@
  * stacks when the profile has them (export.h, ex_edge_costs: each sample counted once per caller),
  * so callgrind_annotate --inclusive=yes gives each function exactly the samples with it on the
  * stack; without stacks it is gprof's estimate, the time the call graph propagates along the arc.
- * Without source lines every cost sits at line 0 of file "???". */
+ * Source lines come from the modules' DWARF: a function's fl= is its
+ * file, its self cost is split over the lines its samples fell on, and
+ * its calls sit at its first line (each callee named at its own).
+ * Without source lines the costs sit at line 0 of file "???" (or the
+ * symbol table's file name of a static function). */
 #include "export.h"
+#include "linemap.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -24,13 +29,82 @@ struct cgw {
     int nev;
 };
 
-static void costs(const struct cgw *w, double samples)
+static void costs_at(const struct cgw *w, unsigned line, double samples)
 {
     long long s = llround(samples);
     if (w->nev == 2)
-        fprintf(w->out, "0 %lld %lld\n", s, llround(samples * w->m->unit_ns));
+        fprintf(w->out, "%u %lld %lld\n", line, s, llround(samples * w->m->unit_ns));
     else
-        fprintf(w->out, "0 %lld\n", s);
+        fprintf(w->out, "%u %lld\n", line, s);
+}
+
+static void costs(const struct cgw *w, double samples)
+{
+    costs_at(w, 0, samples);
+}
+
+/* A function's self samples on one source line. */
+struct lcost {
+    int func;
+    const char *file; /* from the linemap; NULL: not known */
+    unsigned line;
+    double count;
+};
+
+static int by_func_line(const void *a, const void *b)
+{
+    const struct lcost *x = a, *y = b;
+    if (x->func != y->func)
+        return x->func < y->func ? -1 : 1;
+    if (x->file != y->file) /* grouped, in no particular order */
+        return (uintptr_t)x->file < (uintptr_t)y->file ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The self cost of every function by line (line 0: not known), sorted by
+ * function and line; *N of them.  NULL out of memory. */
+static struct lcost *line_costs(const struct ex_model *m, struct linemap *lm, size_t *n)
+{
+    struct lcost *v = malloc((m->nnodes + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const struct ex_node *x = &m->nodes[i];
+        if (x->func < 0 || x->count <= 0)
+            continue;
+        const char *file = NULL;
+        unsigned line = 0;
+        if (!lm || !linemap_find(lm, x->pc, &file, &line)) {
+            file = NULL;
+            line = 0;
+        }
+        v[k++] = (struct lcost){x->func, file, line, x->count};
+    }
+    if (k > 1)
+        qsort(v, k, sizeof *v, by_func_line);
+    size_t j = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (j && v[j - 1].func == v[i].func && v[j - 1].file == v[i].file &&
+            v[j - 1].line == v[i].line)
+            v[j - 1].count += v[i].count;
+        else
+            v[j++] = v[i];
+    }
+    *n = j;
+    return v;
+}
+
+/* FUNC's source file and first line from the DWARF, else the symbol
+ * table's file name (or "???") and 0. */
+static const char *func_file(const struct ex_model *m, struct linemap *lm, int func, unsigned *line)
+{
+    const char *file;
+    *line = 0;
+    if (func >= 0 && lm && linemap_find(lm, m->st->syms[func].addr, &file, line))
+        return file;
+    *line = 0;
+    return ex_file(m, func, "???");
 }
 
 static int by_caller(const void *a, const void *b)
@@ -128,6 +202,19 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].func >= 0)
             self[m->nodes[i].func] += m->nodes[i].count;
+    struct linemap lm;
+    int have_lm = linemap_init(&lm, m->d, m->prog) == 0;
+    size_t nl = 0, li = 0;
+    struct lcost *lc = line_costs(m, have_lm ? &lm : NULL, &nl);
+    if (!lc) {
+        if (have_lm)
+            linemap_free(&lm);
+        free(self);
+        free(e);
+        free(counts);
+        return -1;
+    }
+    unsigned fline, cline;
     fprintf(out, "# callgrind format\nversion: 1\ncreator: cgprof export\npid: %llu\ncmd: %s\n",
             (unsigned long long)(m->d ? m->d->pid : 0), m->prog);
     fprintf(out, "positions: line\nevents: ");
@@ -151,7 +238,8 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         costs(&w, 0);
         for (; k < np && e[k].caller == EX_TRUNCATED; k++) {
             int c = e[k].callee;
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 0\n", ex_file(m, c, "???"), ex_name(m, c));
+            const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 %u\n", cfile, ex_name(m, c), cline);
             costs(&w, e[k].cost);
         }
         fputc('\n', out);
@@ -160,16 +248,36 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         int has_calls = k < np && e[k].caller == (int)f;
         if (self[f] <= 0 && !has_calls && g->nodes[f].ncalls == 0 && g->nodes[f].self_calls == 0)
             continue;
-        fprintf(out, "fl=%s\nfn=%s\n", ex_file(m, (int)f, "???"), ex_name(m, (int)f));
-        costs(&w, self[f]);
+        const char *file = func_file(m, have_lm ? &lm : NULL, (int)f, &fline);
+        fprintf(out, "fl=%s\nfn=%s\n", file, ex_name(m, (int)f));
+        while (li < nl && lc[li].func < (int)f)
+            li++;
+        /* lines of other files (inlined code) under fi=, then back */
+        const char *cur = file;
+        if (li < nl && lc[li].func == (int)f)
+            for (; li < nl && lc[li].func == (int)f; li++) {
+                const char *lf = lc[li].file ? lc[li].file : file;
+                if (strcmp(lf, cur) != 0)
+                    fprintf(out, "fi=%s\n", lf);
+                cur = lf;
+                costs_at(&w, lc[li].file ? lc[li].line : 0, lc[li].count);
+            }
+        else
+            costs_at(&w, fline, 0);
+        if (strcmp(cur, file) != 0)
+            fprintf(out, "fe=%s\n", file);
         for (; k < np && e[k].caller == (int)f; k++) {
             int c = e[k].callee;
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu 0\n", ex_file(m, c, "???"), ex_name(m, c),
-                    (unsigned long long)(counts[k] ? counts[k] : 1));
-            costs(&w, e[k].cost);
+            const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu %u\n", cfile, ex_name(m, c),
+                    (unsigned long long)(counts[k] ? counts[k] : 1), cline);
+            costs_at(&w, fline, e[k].cost);
         }
         fputc('\n', out);
     }
+    free(lc);
+    if (have_lm)
+        linemap_free(&lm);
     free(self);
     free(e);
     free(counts);

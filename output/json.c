@@ -122,7 +122,22 @@ static void print_cycles(FILE *out, const struct callgraph *g)
     fputs(g->ncycles ? "\n  ],\n" : "],\n", out);
 }
 
-static void print_arcs(FILE *out, const struct callgraph *g)
+static void print_sites(FILE *out, const struct src_sites *s, int caller, int callee)
+{
+    size_t n;
+    const struct src_site *v = s ? src_sites_of(s, caller, callee, &n) : NULL;
+    if (!v)
+        return;
+    fputs(", \"sites\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", {\"file\": " : "{\"file\": ", out);
+        put_string(out, v[i].file);
+        fprintf(out, ", \"line\": %u, \"count\": %llu}", v[i].line, (unsigned long long)v[i].count);
+    }
+    fputc(']', out);
+}
+
+static void print_arcs(FILE *out, const struct callgraph *g, const struct src_sites *sites)
 {
     char b1[32], b2[32];
     fputs("  \"arcs\": [", out);
@@ -143,6 +158,8 @@ static void print_arcs(FILE *out, const struct callgraph *g)
         int pc = g->nodes[a->parent].cyc_num, cc = g->nodes[a->child].cyc_num;
         if (pc && pc == cc && a->parent != a->child)
             fputs(", \"within_cycle\": true", out);
+        if (!a->uncounted)
+            print_sites(out, sites, a->parent, a->child);
         fputc('}', out);
     }
     fputs(g->narcs ? "\n  ]" : "]", out);
@@ -222,7 +239,7 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
                 const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks,
-                const struct src_lines *lines)
+                const struct src_lines *lines, const struct src_sites *sites)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
@@ -241,7 +258,7 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     print_threads(out, g, threads, nthreads);
     print_functions(out, g);
     print_cycles(out, g);
-    print_arcs(out, g);
+    print_arcs(out, g, sites);
     if (stacks)
         print_stacks(out, g, stacks);
     if (lines)

@@ -8,8 +8,11 @@
  * graph is one more sample of depth 2 (callee, caller) with its exact
  * call count and no time, so go tool pprof -sample_index=calls shows the
  * counts.  Locations are the stacks' addresses (run-time pcs in the
- * module's mapping), one Line each naming the function. */
+ * module's mapping), one Line each naming the function and, where the
+ * module has DWARF, the source line; a Function has its file and first
+ * line from there too. */
 #include "export.h"
+#include "linemap.h"
 #include "profile.pb-c.h"
 
 #include <math.h>
@@ -215,6 +218,9 @@ static int build_locations(struct pp *p)
         free(used);
         return -1;
     }
+    /* source lines from DWARF where the modules have it */
+    struct linemap lm;
+    int have_lm = linemap_init(&lm, m->d, m->prog) == 0;
     for (size_t i = 0; i < p->npcs; i++) {
         Location *l = &p->locs[i];
         cgprof__pprof__location__init(l);
@@ -225,6 +231,10 @@ static int build_locations(struct pp *p)
             place(p, p->pcs[i], &l->mapping_id, &l->address);
         cgprof__pprof__line__init(&p->lines[i]);
         p->lines[i].function_id = fi + 1;
+        const char *file;
+        unsigned line;
+        if (f != EX_TRUNCATED && have_lm && linemap_find(&lm, p->pcs[i], &file, &line))
+            p->lines[i].line = line;
         p->plines[i] = &p->lines[i];
         l->line = &p->plines[i];
         l->n_line = 1;
@@ -236,12 +246,19 @@ static int build_locations(struct pp *p)
             fn->id = fi + 1;
             fn->name = str_add(&p->s, ex_name(m, f));
             fn->system_name = f == EX_TRUNCATED ? fn->name : str_add(&p->s, m->g->nodes[f].name);
-            if (ex_file(m, f, NULL))
+            if (f != EX_TRUNCATED && have_lm &&
+                linemap_find(&lm, m->st->syms[f].addr, &file, &line)) {
+                fn->filename = str_add(&p->s, file);
+                fn->start_line = line;
+            } else if (ex_file(m, f, NULL)) {
                 fn->filename = str_add(&p->s, ex_file(m, f, NULL));
+            }
             p->pfuncs[p->nfuncs++] = fn;
         }
     }
     free(used);
+    if (have_lm)
+        linemap_free(&lm);
     return 0;
 }
 

@@ -167,6 +167,7 @@ struct cg_runtime_cost {
     uint64_t writes;        /* profile writes, checkpoints included */
     uint64_t samples;       /* samples that found a thread in the runtime */
     uint64_t start_cpu_ns;  /* program threads opening their own events */
+    uint64_t before_cpu_ns; /* program threads' CPU before their sampling began */
 };
 void cg_runtime_cost(struct cg_runtime_cost *c) CG_HIDDEN;
 
@@ -230,7 +231,9 @@ void cg_sampler_before_exec(void) CG_HIDDEN;   /* none of our signals left pendi
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
-uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN; /* program threads' own event set-up */
+uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event set-up */
+uint64_t cg_sampler_before_cpu_ns(void) CG_HIDDEN; /* their CPU before their sampling began */
+void cg_sampler_add_before(uint64_t ns) CG_HIDDEN; /* (the cpu event's timers) */
 
 /* threads.c */
 void cg_thread_track(void) CG_HIDDEN;

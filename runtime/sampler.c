@@ -98,6 +98,7 @@ static uint64_t unsampled;             /* threads the event could not be opened 
 static int starting;                   /* atomic: threads created, not yet handed over */
 static int kernel_denied;              /* atomic: kernel-mode samples not permitted */
 static uint64_t start_cpu_ns;          /* atomic: program threads' CPU in our set-up */
+static uint64_t before_cpu_ns;         /* atomic: their CPU before they were sampled */
 static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
 
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
@@ -908,6 +909,8 @@ CG_OWN void cg_sampler_thread_open(void)
     void *ring;
     int rc = open_event(tid, &fd, &ring, &phasing);
     __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    if (rc == 0) /* the loader's and constructors' time, for the main thread */
+        __atomic_add_fetch(&before_cpu_ns, t0, __ATOMIC_RELAXED);
     if (rc != 0) {
         errno = saved; /* the sampler's scan tries again, and counts it */
         return;
@@ -954,6 +957,16 @@ uint64_t cg_sampler_start_cpu_ns(void)
     return __atomic_load_n(&start_cpu_ns, __ATOMIC_RELAXED);
 }
 
+void cg_sampler_add_before(uint64_t ns)
+{
+    __atomic_add_fetch(&before_cpu_ns, ns, __ATOMIC_RELAXED);
+}
+
+uint64_t cg_sampler_before_cpu_ns(void)
+{
+    return __atomic_load_n(&before_cpu_ns, __ATOMIC_RELAXED);
+}
+
 uint64_t cg_sampler_unsampled(int *err)
 {
     *err = perf_errno;
@@ -979,6 +992,7 @@ void cg_sampler_after_fork(void)
     unsampled = 0;
     flush_req = flush_done = 0;
     start_cpu_ns = 0;
+    before_cpu_ns = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;
     if (cg_sampler_start(event, start_hz, start_period) == 0)

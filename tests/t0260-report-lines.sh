@@ -188,4 +188,29 @@ for FILL in "cat /dev/zero" "yes 0123456789abcdef" "printf \\377\\377"; do
         test \$(wc -l <err) -eq 1 && grep -q 'bad: debugging information unreadable' err
     "
 done
+# Each arc's call sites in --json: which line of the caller made how many
+# of the calls (main calls work() 3, 5 and 7 times from three lines).
+# The lines are found in the source by their markers, the counts are the
+# program's own.
+call_sites() {
+    gcc -O0 -g -pg "$PROGS/callsites.c" -o callsites && rm -f cs.data &&
+        $CGPROF record -F 0 -o cs.data ./callsites >/dev/null &&
+        $CGPROF report --json cs.data >cs.json || return 1
+    for s in A B C; do
+        grep -n "SITE_$s \\*/" "$PROGS/callsites.c" | cut -d: -f1
+    done >lines && cat lines &&
+        python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+lines = [int(x) for x in open(sys.argv[2])]
+arc = [a for a in j["arcs"] if a["caller"] == "main" and a["callee"] == "work"][0]
+got = sorted((s["line"], s["count"]) for s in arc["sites"])
+print("main -> work:", arc["count"], "calls from", got)
+assert all(s["file"].endswith("/callsites.c") for s in arc["sites"]), arc["sites"]
+assert got == list(zip(lines, [3, 5, 7])), (got, lines)
+leaf = [a for a in j["arcs"] if a["caller"] == "work" and a["callee"] == "leaf"][0]
+print("work -> leaf:", leaf["sites"])
+assert len(leaf["sites"]) == 1 and leaf["sites"][0]["count"] == 15' cs.json lines
+}
+test_expect "--json: each arc's call sites, file:line and exact counts" call_sites
+
 test_done

@@ -281,4 +281,31 @@ test_expect "errors: unknown format, unwritable output: one line, non-zero, no f
     ! $CGPROF export -f folded stacks.data >/dev/full 2>e4 && test \$(wc -l <e4) -eq 1 &&
     ! $CGPROF export 2>e5 && grep -q 'which format' e5
 "
+# Source lines: callsites.c's lines() runs a HOT loop with three times the
+# work of a COLD one, each on a line of its own.  go tool pprof -lines and
+# callgrind_annotate's annotated source each give the HOT line about 3/4
+# of the two lines' samples (the program's own split of work; 8 points
+# are some 5 deviations for its ~300 samples), and name the file.
+gcc -O0 -g -pg "$PROGS/callsites.c" -o "$WORK/callsites" &&
+    (cd "$WORK" && $CGPROF record -o cs.data ./callsites >/dev/null) || exit 1
+hot=$(grep -n 'HOT \*/' "$PROGS/callsites.c" | cut -d: -f1)
+cold=$(grep -n 'COLD \*/' "$PROGS/callsites.c" | cut -d: -f1)
+# share HOT COLD: HOT's percent of the two, from "line value" pairs
+share() {
+    awk -v h="$hot" -v c="$cold" '$1 == h { a += $2 } $1 == c { b += $2 }
+        END { if (a + b == 0) { print "no samples on either line"; exit 1 }
+              s = 100 * a / (a + b); printf "HOT %d COLD %d: %.1f%%\n", a, b, s; exit !(s >= 67 && s <= 83) }'
+}
+test_expect "pprof: locations carry source lines (go tool pprof -lines)" "
+    $CGPROF export -f pprof -o cs.pb.gz cs.data &&
+    go tool pprof -lines -top -nodecount=1000 cs.pb.gz 2>/dev/null >lines.top && cat lines.top &&
+    grep -q 'callsites.c:'\$hot lines.top &&
+    awk '\$NF ~ /callsites\\.c:[0-9]+\$/ { n = split(\$NF, p, \":\"); v = \$1;
+        if (v ~ /ms\$/) { sub(/ms\$/, \"\", v); v /= 1000 } else sub(/s\$/, \"\", v); print p[n], v }' lines.top | share
+"
+test_expect "callgrind: fl= the source file, costs by line (callgrind_annotate --auto)" "
+    $CGPROF export -f callgrind -o cs.cg cs.data && grep -q '^fl=.*/callsites.c\$' cs.cg &&
+    callgrind_annotate --auto=yes cs.cg 2>&1 >ann.txt; sed -n '1,200p' ann.txt | grep -E 'HOT|COLD' &&
+    awk '/HOT \\*\\/|COLD \\*\\// { v = \$1; gsub(/,/, \"\", v); if (v ~ /^[0-9]+\$/) print (/HOT/ ? h : c), v }' h=\$hot c=\$cold ann.txt | share
+"
 test_done

@@ -54,6 +54,15 @@ print(j["times"], *(round(f[k]["inclusive_seconds"] * j["rate"]) for k in ("main
 test_expect "the sum keeps the sampled stacks: measured times, each the sum of the profiles'" \
     stack_sum
 
+# cgprof export takes the tree as report does: the sum's folded stacks
+# hold every profile's samples, stack by stack
+test_expect "export of the tree: its folded stacks are every profile's, added up" "
+    for p in cgprof.data*; do $CGPROF export -f folded \$p 2>/dev/null; done |
+        awk '{ n = \$NF; \$NF = \"\"; s[\$0] += n } END { for (k in s) print k s[k] }' | sort >each &&
+    $CGPROF export -f folded cgprof.data cgprof.data.* 2>/dev/null | sort >all &&
+    wc -l <all && test -s all && diff -u each all
+"
+
 test_expect "-s writes cgprof.sum, a cgprof profile; reading it back gives the same report" "
     rm -f cgprof.sum && $CGPROF report -s -b cgprof.data cgprof.data.* >direct 2>/dev/null &&
     head -c 8 cgprof.sum | od -c | grep -q 'C   G   P   R   O   F' &&

@@ -13,6 +13,7 @@
  * are measured from the stacks when the profile has them, else gprof's
  * estimates (the call graph's propagated time). */
 #include "export.h"
+#include "linemap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,6 +65,76 @@ struct hw {
     int truncated;
     double *self, *incl;
 };
+
+/* Self samples on one source line (the first function seen there). */
+struct hline {
+    const char *file;
+    unsigned line;
+    int func;
+    double count;
+};
+
+static int hline_by_place(const void *a, const void *b)
+{
+    const struct hline *x = a, *y = b;
+    if (x->file != y->file)
+        return (uintptr_t)x->file < (uintptr_t)y->file ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int hline_by_count(const void *a, const void *b)
+{
+    const struct hline *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    int c = strcmp(x->file, y->file);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* "l": the source lines of the samples, most first (at most 2,000), as
+ * [file, line, function, samples]; empty without DWARF. */
+static void put_lines(struct hw *w)
+{
+    const struct ex_model *m = w->m;
+    struct linemap lm;
+    struct hline *v = malloc((m->nnodes + 1) * sizeof *v);
+    size_t n = 0;
+    fputs(",\n\"l\":[", w->out);
+    if (!v || linemap_init(&lm, m->d, m->prog) != 0) {
+        free(v);
+        fputc(']', w->out);
+        return;
+    }
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const struct ex_node *x = &m->nodes[i];
+        const char *file;
+        unsigned line;
+        if (x->func >= 0 && x->count > 0 && w->idx[x->func] >= 0 &&
+            linemap_find(&lm, x->pc, &file, &line))
+            v[n++] = (struct hline){file, line, w->idx[x->func], x->count};
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, hline_by_place);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[k - 1].file == v[i].file && v[k - 1].line == v[i].line)
+            v[k - 1].count += v[i].count;
+        else
+            v[k++] = v[i];
+    }
+    if (k > 1)
+        qsort(v, k, sizeof *v, hline_by_count);
+    for (size_t i = 0; i < k && i < 2000; i++) {
+        fputs(i ? ",\n[" : "[", w->out);
+        put_json_string(w->out, v[i].file);
+        fprintf(w->out, ",%u,%d,", v[i].line, v[i].func);
+        put_num(w->out, v[i].count);
+        fputc(']', w->out);
+    }
+    fputc(']', w->out);
+    free(v);
+    linemap_free(&lm);
+}
 
 static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const struct ex_edge *e,
                      size_t ne)
@@ -132,7 +203,9 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
         fprintf(out, "%s%d,%d,0,", k++ ? "," : "", from, w->idx[e[j].callee]);
         put_num(out, e[j].cost);
     }
-    fputs("]}", out);
+    fputc(']', out);
+    put_lines(w);
+    fputc('}', out);
 }
 
 int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
@@ -171,7 +244,8 @@ int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
     fputs("</h1><span class=\"sum\" id=\"summary\"></span></header>\n"
           "<nav><button id=\"tab-flame\" class=\"on\">Flame graph</button>"
           "<button id=\"tab-flat\">Flat profile</button>"
-          "<button id=\"tab-graph\">Call graph</button></nav>\n"
+          "<button id=\"tab-graph\">Call graph</button>"
+          "<button id=\"tab-lines\">Source lines</button></nav>\n"
           "<section id=\"view-flame\">\n<div class=\"bar\"><input id=\"search\" "
           "placeholder=\"search (regular expression)\"><button id=\"reset\">reset zoom</button>"
           "<span id=\"matched\"></span><span id=\"zoomed\"></span></div>\n"
@@ -182,6 +256,9 @@ int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
           "<table id=\"flat\"></table>\n</section>\n"
           "<section id=\"view-graph\" class=\"hidden\">\n<div class=\"bar\">function: <select "
           "id=\"cg-func\"></select></div>\n<div id=\"cg-view\"></div>\n</section>\n"
+          "<section id=\"view-lines\" class=\"hidden\">\n<p class=\"note\" id=\"lines-note\">"
+          "Self samples by source line (from the DWARF of modules built with -g), most "
+          "first.</p>\n<table id=\"lines\"></table>\n</section>\n"
           "<script id=\"cgprof-data\" type=\"application/json\">",
           out);
     put_data(&w, t, nt, e, ne);

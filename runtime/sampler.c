@@ -411,7 +411,7 @@ static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, 
 
 /* Counts one sample (a record's body, N bytes, at least ip and count) for
  * T: the program's, or the runtime's when its stack shows our own code. */
-static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
+static void take_sample(struct tracked *t, const unsigned char *p, size_t n, uint64_t weight)
 {
     uint64_t ip;
     memcpy(&ip, p, 8);
@@ -423,13 +423,13 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
     int cut;
     unsigned nf = walk(&r, &m, frames, max, &cut);
     if (in_runtime(frames, nf)) {
-        cg_runtime_samples_add(sample_weight);
+        cg_runtime_samples_add(weight);
         return;
     }
     /* the user pc: where the thread was, or entered the kernel from */
-    count(t, r.pc ? r.pc : (uintptr_t)ip, sample_weight);
+    count(t, r.pc ? r.pc : (uintptr_t)ip, weight);
     if (cg_stacks_on && stree)
-        t->last_leaf = cg_stree_add(stree, frames, nf, cut, sample_weight);
+        t->last_leaf = cg_stree_add(stree, frames, nf, cut, weight);
 }
 
 /* For an event opened with a random first period: whether a sample at
@@ -439,8 +439,11 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
  * first period's pace, before the switch to P took effect, and is
  * dropped; one after the second kept (a switch that did not take, which
  * 6.x kernels were seen to do for first periods under 25 us) also sets
- * the period to P again. */
-static int keep_sample(struct tracked *t, uint64_t c)
+ * the period to P again.  The sample's weight, or 0 to drop it: for a time
+ * event, the periods since the last one kept -- the kernel's timer skips
+ * the periods a late interrupt missed (some 3% at 10 kHz in a VM), and
+ * their time goes to the next sample, as the cpu event's overruns do. */
+static uint64_t keep_sample(struct tracked *t, uint64_t c)
 {
     if (t->kept && c - t->last_count < perf_period - perf_period / 4) {
         if (t->kept >= 2 && !t->rearmed && t->fd >= 0) {
@@ -451,12 +454,15 @@ static int keep_sample(struct tracked *t, uint64_t c)
         }
         return 0;
     }
+    uint64_t weight = sample_weight;
     if (!t->kept)
         end_phase(t->fd);
+    else if (event->kind == CG_EV_WALL || event->is_time)
+        weight = (c - t->last_count + perf_period / 2) / perf_period;
     t->kept++;
     t->rearmed = 0;
     t->last_count = c;
-    return 1;
+    return weight ? weight : 1;
 }
 
 /* Reads every sample of T's ring buffer; the number of samples read. */
@@ -484,12 +490,13 @@ static uint64_t drain(struct tracked *t)
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh, 8);
             memcpy(&c, rec + sizeof eh + 8, 8);
-            if (t->phasing && !keep_sample(t, c)) {
+            uint64_t weight = t->phasing ? keep_sample(t, c) : sample_weight;
+            if (!weight) {
                 /* a second sample of the first period: not a sample at the rate */
             } else if (__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
             } else {
-                take_sample(t, rec + sizeof eh, n - sizeof eh);
+                take_sample(t, rec + sizeof eh, n - sizeof eh, weight);
                 got++;
             }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {

@@ -308,4 +308,13 @@ test_expect "callgrind: fl= the source file, costs by line (callgrind_annotate -
     callgrind_annotate --auto=yes cs.cg 2>&1 >ann.txt; sed -n '1,200p' ann.txt | grep -E 'HOT|COLD' &&
     awk '/HOT \\*\\/|COLD \\*\\// { v = \$1; gsub(/,/, \"\", v); if (v ~ /^[0-9]+\$/) print (/HOT/ ? h : c), v }' h=\$hot c=\$cold ann.txt | share
 "
+test_expect "html: a Source lines view, HOT's line first with its share" "
+    $CGPROF export -f html -o cs.html cs.data &&
+    $CHROME --dump-dom \"file://\$PWD/cs.html#view=lines\" 2>/dev/null >dom6 &&
+    sed 's/<tr /\\n<tr /g' dom6 | grep '^<tr data-line=' | head -2 | sed 's/<[^>]*>/ /g' >top2 &&
+    cat top2 &&
+    head -1 top2 | grep -q \"callsites.c:\$hot .* lines \" &&
+    sed -n 2p top2 | grep -q \"callsites.c:\$cold .* lines \" &&
+    awk -v h=\$hot -v c=\$cold '{ print (NR == 1 ? h : c), \$NF + 0 }' top2 | share
+"
 test_done

@@ -1,9 +1,10 @@
 /* cgprof export -f html: the page's code (embedded into the file).
  * Reads the profile from the JSON in #cgprof-data and draws three views:
  * a flame graph (click to zoom, search, hover for numbers), the flat
- * profile as a sortable table, and each function's callers and callees.
- * The URL's fragment can drive the page through the same events a person
- * triggers (tests use it): #view=flat|graph|flame&search=RE&zoom=NAME&fn=NAME. */
+ * profile as a sortable table, each function's callers and callees, and
+ * the samples by source line.  The URL's fragment can drive the page
+ * through the same events a person triggers (tests use it):
+ * #view=flat|graph|flame|lines&search=RE&zoom=NAME&fn=NAME. */
 (function () {
   'use strict';
   var D = JSON.parse(document.getElementById('cgprof-data').textContent);
@@ -224,21 +225,47 @@
     if (a) { ev.preventDefault(); pick(+a.getAttribute('data-id')); }
   });
 
+  /* ---- source lines ---- */
+  function lines() {
+    var t = $('lines'), L = D.l || [];
+    var tr = el('tr');
+    ['source line', 'function', 'self', 'self %'].forEach(function (h, k) {
+      tr.appendChild(el('th', k < 2 ? { 'class': 'name' } : {}, h));
+    });
+    t.appendChild(tr);
+    L.forEach(function (x) {
+      var r = el('tr', { 'data-line': x[0] + ':' + x[1] });
+      r.appendChild(el('td', { 'class': 'name', title: x[0] }, x[0].replace(/.*\//, '') + ':' + x[1]));
+      var td = el('td', { 'class': 'name' });
+      td.appendChild(el('a', { href: '#', 'data-id': x[2] }, F[x[2]].name));
+      r.appendChild(td);
+      r.appendChild(el('td', {}, fmt(x[3])));
+      r.appendChild(el('td', {}, pct(x[3])));
+      t.appendChild(r);
+    });
+    if (!L.length) $('lines-note').textContent = 'No source lines: no module with samples has DWARF (build with -g).';
+  }
+  $('lines').addEventListener('click', function (ev) {
+    var a = ev.target.closest('a');
+    if (a) { ev.preventDefault(); show('graph'); pick(+a.getAttribute('data-id')); }
+  });
+
   /* ---- tabs ---- */
   function show(view) {
-    ['flame', 'flat', 'graph'].forEach(function (v) {
+    ['flame', 'flat', 'graph', 'lines'].forEach(function (v) {
       $('view-' + v).classList.toggle('hidden', v !== view);
       $('tab-' + v).classList.toggle('on', v === view);
     });
     if (view === 'flame') draw();
   }
-  ['flame', 'flat', 'graph'].forEach(function (v) {
+  ['flame', 'flat', 'graph', 'lines'].forEach(function (v) {
     $('tab-' + v).addEventListener('click', function () { show(v); });
   });
 
   $('summary').textContent = 'total ' + fmt(total) + (D.timed ? ' (' + Math.round(total) + ' samples)' : '') +
     (D.stacks ? '' : ' -- no stacks recorded: the flame graph shows self time only, totals are gprof estimates');
   flat();
+  lines();
   var top = F.slice().sort(function (a, b) { return b.incl - a.incl; })[0];
   if (top) pick(top.id);
   show('flame');

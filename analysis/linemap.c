@@ -43,9 +43,10 @@ static int load_dw(Elf *elf, void *ctx)
     return dwi_load(c->dw, elf, c->path, 0, msg, sizeof msg) < 0 ? -1 : 0;
 }
 
-/* Module K's line table, read now if it was not; NULL if it has none. */
-static const struct dwi *table(struct linemap *lm, size_t k)
+const struct dwi *linemap_module(struct linemap *lm, size_t k)
 {
+    if (k >= lm->n)
+        return NULL;
     if (lm->state[k] == 0) {
         const char *path = lm->prog;
         if (lm->d) {
@@ -81,7 +82,7 @@ int linemap_find(struct linemap *lm, uint64_t pc, const char **file, unsigned *l
         if (k == lm->d->nmodules)
             return 0;
     }
-    const struct dwi *dw = table(lm, k);
+    const struct dwi *dw = linemap_module(lm, k);
     const struct dwi_row *r = dw ? dwi_line(dw, addr) : NULL;
     if (!r || !r->line || r->file >= dw->nfiles)
         return 0;

@@ -25,4 +25,9 @@ void linemap_free(struct linemap *lm);
  * addresses): 1 with *FILE and *LINE set, or 0 when not known. */
 int linemap_find(struct linemap *lm, uint64_t pc, const char **file, unsigned *line);
 
+/* The line table of module K (the index in D's modules; 0 for gmon.out),
+ * read now if it was not; NULL if it has none (or is the vDSO, an image
+ * kept in the profile, or libcgprof itself). */
+const struct dwi *linemap_module(struct linemap *lm, size_t k);
+
 #endif

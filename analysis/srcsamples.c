@@ -2,11 +2,10 @@
  *
  * Each sample names its module and its link-time address there, so its
  * line is one lookup in the module's line table (dwinfo.c), read once per
- * module that has samples.
+ * module (linemap.c).
  */
 #include "srcsamples.h"
 #include "dwinfo.h"
-#include "elffile.h"
 #include "linemap.h"
 #include "modmap.h"
 #include "symtab.h"
@@ -39,35 +38,16 @@ static int line_cmp(const void *pa, const void *pb)
     return c ? c : (a->line > b->line) - (a->line < b->line);
 }
 
-struct mod_ctx {
-    struct dwi *dw;
-    const char *path;
-};
-
-static int load_dw(Elf *elf, void *ctx)
-{
-    struct mod_ctx *m = ctx;
-    char msg[512];
-    return dwi_load(m->dw, elf, m->path, 0, msg, sizeof msg) < 0 ? -1 : 0;
-}
-
-/* Adds to OUT the lines of module K's samples. */
+/* Adds to OUT the lines of the samples of module K (its id; the file at
+ * PATH), from its line table DW. */
 static int add_module(struct src_lines *out, size_t *cap, const struct cgdata *d, uint32_t k,
-                      const char *path)
+                      const char *path, const struct dwi *dw)
 {
-    struct dwi dw;
-    memset(&dw, 0, sizeof dw);
-    struct mod_ctx ctx = {&dw, path};
-    char err[512];
-    if (elffile_with(path, load_dw, &ctx, err, sizeof err) != 0 || dw.nrows == 0) {
-        dwi_free(&dw);
-        return 0; /* no debugging information: no lines */
-    }
     struct hit *h = malloc((d->nsamples ? d->nsamples : 1) * sizeof *h);
     size_t nh = 0;
     for (size_t i = 0; h && i < d->nsamples; i++) {
         const struct dwi_row *r;
-        if (d->samples[i].module == k && (r = dwi_line(&dw, d->samples[i].addr)) && r->line)
+        if (d->samples[i].module == k && (r = dwi_line(dw, d->samples[i].addr)) && r->line)
             h[nh++] = (struct hit){r->file, r->line, d->samples[i].count};
     }
     int rc = h ? 0 : -1;
@@ -90,7 +70,7 @@ static int add_module(struct src_lines *out, size_t *cap, const struct cgdata *d
             out->v = v;
             *cap = ncap;
         }
-        char *m = strdup(base), *f = strdup(dw.files[h[i].file]);
+        char *m = strdup(base), *f = strdup(dw->files[h[i].file]);
         if (!m || !f) {
             free(m);
             free(f);
@@ -101,23 +81,23 @@ static int add_module(struct src_lines *out, size_t *cap, const struct cgdata *d
         i = j;
     }
     free(h);
-    dwi_free(&dw);
     return rc;
 }
 
 int src_lines_build(struct src_lines *out, const struct cgdata *d)
 {
     memset(out, 0, sizeof *out);
+    struct linemap lm;
+    if (linemap_init(&lm, d, NULL) != 0)
+        return -1;
     size_t cap = 0;
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < d->nmodules; k++) {
-        const struct cgdata_module *m = &d->modules[k];
-        const char *base = strrchr(m->path, '/');
-        base = base ? base + 1 : m->path;
-        if ((m->flags & CGDATA_MOD_VDSO) || m->image || strncmp(base, "libcgprof", 9) == 0)
-            continue;
-        rc = add_module(out, &cap, d, m->id, m->path);
+        const struct dwi *dw = linemap_module(&lm, k);
+        if (dw)
+            rc = add_module(out, &cap, d, d->modules[k].id, d->modules[k].path, dw);
     }
+    linemap_free(&lm);
     if (out->n > 1)
         qsort(out->v, out->n, sizeof *out->v, line_cmp);
     if (rc != 0)

@@ -239,7 +239,8 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
                 const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks,
-                const struct src_lines *lines, const struct src_sites *sites)
+                const struct src_lines *lines, const struct src_sites *sites,
+                const struct cgdata *cd)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
@@ -255,6 +256,14 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     fputs(",\n  \"total_seconds\": ", out);
     put_seconds(out, g->total_time, g->rate);
     fprintf(out, ",\n  \"lost_calls\": %llu,\n", (unsigned long long)lost_calls);
+    if (cd && cd->runtime.present)
+        fprintf(out,
+                "  \"runtime\": {\"helper_cpu_seconds\": %.9g, \"write_cpu_seconds\": %.9g, "
+                "\"start_cpu_seconds\": %.9g, \"before_cpu_seconds\": %.9g, \"writes\": %llu, "
+                "\"samples\": %llu},\n",
+                cd->runtime.helper_cpu_ns / 1e9, cd->runtime.write_cpu_ns / 1e9,
+                cd->runtime.start_cpu_ns / 1e9, cd->runtime.before_cpu_ns / 1e9,
+                (unsigned long long)cd->runtime.writes, (unsigned long long)cd->runtime.samples);
     print_threads(out, g, threads, nthreads);
     print_functions(out, g);
     print_cycles(out, g);

@@ -17,6 +17,7 @@
  * sampled stacks (or NULL); LINES (or NULL) its samples by source line. */
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
                 const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks,
-                const struct src_lines *lines, const struct src_sites *sites);
+                const struct src_lines *lines, const struct src_sites *sites,
+                const struct cgdata *cd);
 
 #endif

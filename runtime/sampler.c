@@ -499,7 +499,9 @@ static uint64_t drain(struct tracked *t)
                 take_sample(t, rec + sizeof eh, n - sizeof eh, weight);
                 got++;
             }
-        } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
+        } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16 &&
+                   !(t->phasing && (event->kind == CG_EV_WALL || event->is_time))) {
+            /* (a weighted time event's next sample stands for them) */
             memcpy(&v, rec + sizeof eh + 8, 8);
             cg_samples_add_lost(v);
         }

@@ -100,16 +100,20 @@ split_runs() {
 }
 test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split_runs
 
-# samples at the rate claimed: a thread's samples are its CPU time x the
-# rate, to within one sample, at 1 and 10 kHz
+# samples at the rate claimed: the threads' samples are their CPU time x
+# the rate (the kernel's own clocks, less what the runtime did on them and
+# what they ran before their sampling began), within 1% and 3 samples, at
+# 1 and 10 kHz -- a 10 kHz timer in a VM skips some 3% of its periods,
+# which the samples after them stand for
 rate_check() {
     rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >/dev/null &&
         $CGPROF report --json r.data >j 2>err && cat err &&
         python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); hz=float(sys.argv[2])
-t=[x for x in j["threads"] if x["cpu_seconds"] > 0.05]
-s=sum(x["samples"] for x in t); c=sum(x["cpu_seconds"] for x in t)
-print("%d samples for %.3f s of CPU at %d Hz: %.1f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
-sys.exit(not (abs(s - c * hz) <= 0.03 * c * hz + 3))' j "$1"
+r=j["runtime"]; t=j["threads"]
+s=sum(x["samples"] for x in t)
+c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"] - r["before_cpu_seconds"]
+print("%d samples for %.4f s of CPU at %d Hz: %.2f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
+sys.exit(not (abs(s - c * hz) <= 0.01 * c * hz + 3))' j "$1"
 }
 if test $default = cpu-clock; then
     test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000"

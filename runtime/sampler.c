@@ -439,10 +439,7 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n, uin
  * first period's pace, before the switch to P took effect, and is
  * dropped; one after the second kept (a switch that did not take, which
  * 6.x kernels were seen to do for first periods under 25 us) also sets
- * the period to P again.  The sample's weight, or 0 to drop it: for a time
- * event, the periods since the last one kept -- the kernel's timer skips
- * the periods a late interrupt missed (some 3% at 10 kHz in a VM), and
- * their time goes to the next sample, as the cpu event's overruns do. */
+ * the period to P again.  The sample's weight, or 0 to drop it. */
 static uint64_t keep_sample(struct tracked *t, uint64_t c)
 {
     if (t->kept && c - t->last_count < perf_period - perf_period / 4) {
@@ -454,15 +451,12 @@ static uint64_t keep_sample(struct tracked *t, uint64_t c)
         }
         return 0;
     }
-    uint64_t weight = sample_weight;
     if (!t->kept)
         end_phase(t->fd);
-    else if (event->kind == CG_EV_WALL || event->is_time)
-        weight = (c - t->last_count + perf_period / 2) / perf_period;
     t->kept++;
     t->rearmed = 0;
     t->last_count = c;
-    return weight ? weight : 1;
+    return sample_weight;
 }
 
 /* Reads every sample of T's ring buffer; the number of samples read. */
@@ -499,9 +493,7 @@ static uint64_t drain(struct tracked *t)
                 take_sample(t, rec + sizeof eh, n - sizeof eh, weight);
                 got++;
             }
-        } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16 &&
-                   !(t->phasing && (event->kind == CG_EV_WALL || event->is_time))) {
-            /* (a weighted time event's next sample stands for them) */
+        } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
             cg_samples_add_lost(v);
         }

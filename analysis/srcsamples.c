@@ -126,17 +126,13 @@ static int site_cmp(const void *pa, const void *pb)
     return c ? c : (a->line > b->line) - (a->line < b->line);
 }
 
+/* As site_cmp, but most calls first within each caller -> callee pair. */
 static int site_by_count(const void *pa, const void *pb)
 {
     const struct src_site *a = pa, *b = pb;
-    if (a->caller != b->caller)
-        return a->caller < b->caller ? -1 : 1;
-    if (a->callee != b->callee)
-        return a->callee < b->callee ? -1 : 1;
-    if (a->count != b->count)
+    if (a->caller == b->caller && a->callee == b->callee && a->count != b->count)
         return a->count > b->count ? -1 : 1;
-    int c = strcmp(a->file, b->file);
-    return c ? c : (a->line > b->line) - (a->line < b->line);
+    return site_cmp(pa, pb);
 }
 
 int src_sites_build(struct src_sites *out, const struct cgdata *d, const struct symtab *st,

@@ -234,6 +234,7 @@ uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
 uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event set-up */
 uint64_t cg_sampler_before_cpu_ns(void) CG_HIDDEN; /* their CPU before their sampling began */
 void cg_sampler_add_before(uint64_t ns) CG_HIDDEN; /* (the cpu event's timers) */
+uint64_t cg_random64(pid_t tid) CG_HIDDEN;         /* for random first periods */
 
 /* threads.c */
 void cg_thread_track(void) CG_HIDDEN;

@@ -182,12 +182,7 @@ void cg_thread_timer_start(void)
         its.it_interval.tv_nsec = ns % 1000000000L;
         /* the first expiry at random in (0, period]: a thread that runs
          * for less than a period is sampled with the chance it should be */
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        uint64_t x =
-            (uint64_t)now.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)sev.sigev_notify_thread_id;
-        x = (x ^ x >> 29) * 0xBF58476D1CE4E5B9ull;
-        long first = 1 + (long)((x ^ x >> 32) % (uint64_t)ns);
+        long first = 1 + (long)(cg_random64(sev.sigev_notify_thread_id) % (uint64_t)ns);
         its.it_value.tv_sec = first / 1000000000L;
         its.it_value.tv_nsec = first % 1000000000L;
         timer_settime(id, 0, &its, NULL);

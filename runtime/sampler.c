@@ -216,8 +216,9 @@ static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
 }
 
 /* A random number, different in every thread and call (splitmix64 over
- * the clock, the thread and a counter). */
-CG_OWN static uint64_t random64(pid_t tid)
+ * the clock, the thread and a counter): the random first periods of perf
+ * events and of the cpu event's timers (sample.c). */
+CG_OWN uint64_t cg_random64(pid_t tid)
 {
     static uint64_t calls;
     uint64_t x = now_ns() ^ (uint64_t)tid << 32 ^
@@ -252,7 +253,7 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     a.size = sizeof a;
     a.type = event->kind == CG_EV_WALL ? PERF_TYPE_SOFTWARE : event->type;
     a.config = event->kind == CG_EV_WALL ? PERF_COUNT_SW_CPU_CLOCK : event->config;
-    a.sample_period = phase ? 1 + random64(tid) % perf_period : perf_period;
+    a.sample_period = phase ? 1 + cg_random64(tid) % perf_period : perf_period;
     /* a first period under 50 us: 50 us (the kernel was seen not to take
      * the switch to P after first periods under 25 us; a thread shorter
      * than 50 us is then never sampled, one longer as often as before) */
@@ -411,8 +412,9 @@ static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, 
 
 /* Counts one sample (a record's body, N bytes, at least ip and count) for
  * T: the program's, or the runtime's when its stack shows our own code. */
-static void take_sample(struct tracked *t, const unsigned char *p, size_t n, uint64_t weight)
+static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
 {
+    uint64_t weight = sample_weight;
     uint64_t ip;
     memcpy(&ip, p, 8);
     struct cg_regs r;
@@ -439,8 +441,8 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n, uin
  * first period's pace, before the switch to P took effect, and is
  * dropped; one after the second kept (a switch that did not take, which
  * 6.x kernels were seen to do for first periods under 25 us) also sets
- * the period to P again.  The sample's weight, or 0 to drop it. */
-static uint64_t keep_sample(struct tracked *t, uint64_t c)
+ * the period to P again. */
+static int keep_sample(struct tracked *t, uint64_t c)
 {
     if (t->kept && c - t->last_count < perf_period - perf_period / 4) {
         if (t->kept >= 2 && !t->rearmed && t->fd >= 0) {
@@ -456,7 +458,7 @@ static uint64_t keep_sample(struct tracked *t, uint64_t c)
     t->kept++;
     t->rearmed = 0;
     t->last_count = c;
-    return sample_weight;
+    return 1;
 }
 
 /* Reads every sample of T's ring buffer; the number of samples read. */
@@ -484,13 +486,12 @@ static uint64_t drain(struct tracked *t)
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh, 8);
             memcpy(&c, rec + sizeof eh + 8, 8);
-            uint64_t weight = t->phasing ? keep_sample(t, c) : sample_weight;
-            if (!weight) {
+            if (t->phasing && !keep_sample(t, c)) {
                 /* a second sample of the first period: not a sample at the rate */
             } else if (__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
             } else {
-                take_sample(t, rec + sizeof eh, n - sizeof eh, weight);
+                take_sample(t, rec + sizeof eh, n - sizeof eh);
                 got++;
             }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {

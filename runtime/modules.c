@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -87,6 +88,61 @@ static void find_eh_frame(const struct dl_phdr_info *info, struct cg_module *m)
     }
 }
 
+/* The absolute path of the file mapped at ADDR, from /proc/self/maps,
+ * into OUT; 0, or -1 when no file mapping holds ADDR.  The loader names a
+ * library by the path it opened it with, which is relative for
+ * dlopen("./plug.so") or an rpath of "." -- and relative to a directory
+ * the program may have left by the time anyone reads the profile.  The
+ * kernel's name is the file actually mapped, whatever the directory.
+ * Read with open/read into a stack buffer: no stdio, no malloc. */
+static int mapped_path(uintptr_t addr, char *out, size_t cap)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[8192];
+    size_t have = 0;
+    int found = -1, eof = 0;
+    while (found < 0 && !(eof && have == 0)) {
+        if (!eof && have < sizeof buf) {
+            ssize_t n = read(fd, buf + have, sizeof buf - have);
+            if (n <= 0)
+                eof = 1;
+            else
+                have += (size_t)n;
+        }
+        char *nl = memchr(buf, '\n', have);
+        size_t len = nl ? (size_t)(nl - buf) : have;
+        if (!nl && !eof && have < sizeof buf)
+            continue; /* the line is not all here yet */
+        /* "lo-hi perms offset dev inode   path" */
+        uintptr_t lo = 0, hi = 0;
+        size_t i = 0;
+        while (i < len && buf[i] != '-')
+            lo = lo * 16 + (uintptr_t)(buf[i] <= '9' ? buf[i] - '0' : (buf[i] | 32) - 'a' + 10), i++;
+        for (i++; i < len && buf[i] != ' '; i++)
+            hi = hi * 16 + (uintptr_t)(buf[i] <= '9' ? buf[i] - '0' : (buf[i] | 32) - 'a' + 10);
+        if (lo <= addr && addr < hi) {
+            char *slash = memchr(buf, '/', len);
+            if (slash) {
+                size_t n = len - (size_t)(slash - buf);
+                if (n >= cap)
+                    n = cap - 1;
+                memcpy(out, slash, n);
+                out[n] = '\0';
+                found = 0;
+            } else {
+                break; /* anonymous: no file to name */
+            }
+        }
+        size_t used = nl ? len + 1 : have; /* an over-long line is skipped */
+        memmove(buf, buf + used, have - used);
+        have -= used;
+    }
+    close(fd);
+    return found;
+}
+
 static int same(const struct cg_module *m, const char *path, uintptr_t bias, uintptr_t lo)
 {
     return m->bias == bias && m->lo == lo && strcmp(m->path, path) == 0;
@@ -130,6 +186,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
         path = exe;
         flags |= CG_MOD_MAIN;
     }
+    char abs[CG_PATH_MAX];
+    if (path[0] != '/' && path[0] != '[' && mapped_path(lo, abs, sizeof abs) == 0)
+        path = abs; /* a relative name: the file the kernel has mapped */
     unsigned n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < n; i++)
         if (same(&mods[i], path, info->dlpi_addr, lo)) {

@@ -167,6 +167,25 @@ test_expect "library functions are named, with their module" "
     }
 "
 
+# dlopen("../run/plugin.so") and an rpath of "." name a library relative to a
+# directory the program may leave: the profile names the file itself, so a
+# report run elsewhere -- beside another plugin.so -- still finds the one
+# that was profiled.  (Failed before: the report named lib_work, the decoy's
+# function, as plugin.so's.)
+test_expect "libraries loaded by a relative path are recorded absolute" "
+    mkdir -p rel/run rel/elsewhere && cp mixlib plugin.so rel/run/ &&
+    gcc -O2 -shared -fPIC $PROGS/libwork.c -o rel/run/libwork.so &&
+    gcc -O2 $PROGS/mixlib.c -Lrel/run -lwork -Wl,-rpath,. -ldl -o rel/run/mixlib &&
+    cp rel/run/libwork.so rel/elsewhere/plugin.so && cp plugin.so rel/elsewhere/libwork.so &&
+    (cd rel/run && rm -f cgprof.data && $CGPROF record -e cpu-clock ./mixlib ../run/plugin.so 2 >/dev/null) &&
+    cd rel/elsewhere && $CGPROF report -b -p ../run/cgprof.data >flat 2>err && cat err &&
+    grep -q ' plugin_work \[plugin.so\]\$' flat && grep -q ' lib_work \[libwork.so\]\$' flat &&
+    ! grep -Eq 'lib_work \[plugin.so|plugin_work \[libwork.so' flat &&
+    $CGPROF report --json ../run/cgprof.data >j &&
+    python3 -c 'import json; d=json.load(open(\"j\")); m=[n[\"module\"] for n in d[\"stacks\"][\"nodes\"]];
+assert m and all(x.startswith(\"/\") or x.startswith(\"[\") for x in m), sorted(set(m))'
+"
+
 test_expect "time in the vDSO is named; per-thread totals add up" "
     gcc -O2 -pthread $PROGS/vdso.c -o vdso && rm -f cgprof.data && $CGPROF record ./vdso >/dev/null &&
     $CGPROF report -b -p --threads >out && cat out &&

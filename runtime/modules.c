@@ -88,6 +88,19 @@ static void find_eh_frame(const struct dl_phdr_info *info, struct cg_module *m)
     }
 }
 
+/* The hexadecimal number at *I in BUF (LEN bytes) up to END; *I is left
+ * after END. */
+static uintptr_t hex_field(const char *buf, size_t len, size_t *i, char end)
+{
+    uintptr_t v = 0;
+    for (; *i < len && buf[*i] != end; ++*i) {
+        char c = buf[*i];
+        v = v * 16 + (uintptr_t)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
+    }
+    ++*i;
+    return v;
+}
+
 /* The absolute path of the file mapped at ADDR, from /proc/self/maps,
  * into OUT; 0, or -1 when no file mapping holds ADDR.  The loader names a
  * library by the path it opened it with, which is relative for
@@ -116,12 +129,9 @@ static int mapped_path(uintptr_t addr, char *out, size_t cap)
         if (!nl && !eof && have < sizeof buf)
             continue; /* the line is not all here yet */
         /* "lo-hi perms offset dev inode   path" */
-        uintptr_t lo = 0, hi = 0;
         size_t i = 0;
-        while (i < len && buf[i] != '-')
-            lo = lo * 16 + (uintptr_t)(buf[i] <= '9' ? buf[i] - '0' : (buf[i] | 32) - 'a' + 10), i++;
-        for (i++; i < len && buf[i] != ' '; i++)
-            hi = hi * 16 + (uintptr_t)(buf[i] <= '9' ? buf[i] - '0' : (buf[i] | 32) - 'a' + 10);
+        uintptr_t lo = hex_field(buf, len, &i, '-');
+        uintptr_t hi = hex_field(buf, len, &i, ' ');
         if (lo <= addr && addr < hi) {
             char *slash = memchr(buf, '/', len);
             if (slash) {

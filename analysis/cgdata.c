@@ -21,7 +21,8 @@ enum {
     TAG_TOTALS,
     TAG_IMAGE,
     TAG_THREADS,
-    TAG_STACKS
+    TAG_STACKS,
+    TAG_RUN
 };
 enum { TAG_END = 255 }; /* the last record: without it the file was cut short */
 enum { TAG_RUNTIME = 16 };
@@ -258,6 +259,14 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         *seen_info = 1;
         return 0;
     }
+    case TAG_RUN: {
+        const unsigned char *id = get_bytes(c, sizeof d->run_id);
+        if (!id)
+            return -1;
+        memcpy(d->run_id, id, sizeof d->run_id);
+        d->has_run_id = 1;
+        return 0;
+    }
     case TAG_MODULE:
         return read_module(d, c);
     case TAG_SAMPLES:
@@ -402,4 +411,37 @@ const struct cgdata_module *cgdata_module(const struct cgdata *d, uint32_t id)
         if (d->modules[i].id == id)
             return &d->modules[i];
     return NULL;
+}
+
+int cgdata_peek_run(const char *path, unsigned char id[16])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char head[16];
+    int rc = -1;
+    uint32_t hsize = 0;
+    if (fread(head, 1, sizeof head, f) == sizeof head && cgdata_is(head, sizeof head)) {
+        memcpy(&hsize, head + 12, 4);
+        rc = hsize >= 16 && fseeko(f, hsize, SEEK_SET) == 0 ? 0 : -1;
+    }
+    if (rc == 0) {
+        for (int i = 0; i < 64; i++) { /* RUN comes second; a few records at most */
+            uint32_t tag;
+            uint64_t size;
+            if (fread(head, 1, 16, f) != 16)
+                break;
+            memcpy(&tag, head, 4);
+            memcpy(&size, head + 8, 8);
+            if (tag == TAG_RUN && size >= 16) {
+                rc = fread(id, 1, 16, f) == 16;
+                break;
+            }
+            if (tag == TAG_END || size > (uint64_t)INT64_MAX - 8 ||
+                fseeko(f, (off_t)size, SEEK_CUR) != 0)
+                break;
+        }
+    }
+    fclose(f);
+    return rc;
 }

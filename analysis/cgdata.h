@@ -62,6 +62,8 @@ struct cgdata {
     size_t len;
     uint64_t pid, rate, period;
     uint32_t kind, timed;
+    unsigned char run_id[16]; /* RUN: the run the process belonged to */
+    int has_run_id;           /* 0: no RUN record (older profiles; sums of several runs) */
     char event[64];
     struct cgdata_module *modules;
     size_t nmodules;
@@ -99,5 +101,10 @@ void cgdata_free(struct cgdata *d);
 
 /* The module with id ID, or NULL. */
 const struct cgdata_module *cgdata_module(const struct cgdata *d, uint32_t id);
+
+/* The run id of the profile in PATH, read from its RUN record without
+ * reading the rest: 1 if found (into ID), 0 if the profile has none, -1
+ * if PATH is no readable cgprof profile. */
+int cgdata_peek_run(const char *path, unsigned char id[16]);
 
 #endif

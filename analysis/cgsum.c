@@ -322,6 +322,10 @@ int cgdata_write(const struct cgdata *d, FILE *f)
     put32(f, elen);
     put(f, d->event, elen);
     pad(f, size);
+    if (d->has_run_id) { /* RUN: all the profiles summed were of this run */
+        head(f, 9, sizeof d->run_id);
+        put(f, d->run_id, sizeof d->run_id);
+    }
     for (size_t i = 0; i < d->nmodules; i++) {
         const struct cgdata_module *m = &d->modules[i];
         uint32_t plen = (uint32_t)strlen(m->path);

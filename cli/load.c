@@ -97,7 +97,8 @@ static int read_cgdata_sum(struct cgdata *d, char **files, int n, char *err, siz
     if (n == 1)
         return cgdata_read(d, files[0], err, errsz);
     memset(d, 0, sizeof *d);
-    int with_stacks = 0;
+    int with_stacks = 0, other_runs = 0;
+    const char *other = NULL;
     for (int i = 0; i < n; i++) {
         struct cgdata x;
         int rc = cgdata_read(&x, files[i], err, errsz);
@@ -110,12 +111,28 @@ static int read_cgdata_sum(struct cgdata *d, char **files, int n, char *err, siz
             d->kind = x.kind;
             d->timed = x.timed;
             memcpy(d->event, x.event, sizeof d->event);
+            memcpy(d->run_id, x.run_id, sizeof d->run_id);
+            d->has_run_id = x.has_run_id;
+        } else if (rc == 0 && x.has_run_id &&
+                   (!d->has_run_id || memcmp(x.run_id, d->run_id, sizeof x.run_id) != 0)) {
+            other_runs++; /* the first profile's run is the one summed */
+            if (!other)
+                other = files[i];
         }
         if (rc == 0)
             rc = cgdata_add(d, files[0], &x, files[i], err, errsz);
         cgdata_free(&x);
         if (rc != 0)
             return -1;
+    }
+    if (other_runs) {
+        /* a profile left by an earlier run (cgprof.data.PID of a child
+         * then) would be summed as this run's: say so, sum as asked */
+        fprintf(stderr,
+                "cgprof: warning: %d of the %d profiles (%s%s) are not from the run that wrote "
+                "%s; summing profiles of different runs\n",
+                other_runs, n, other, other_runs > 1 ? ", ..." : "", files[0]);
+        d->has_run_id = 0;
     }
     if (with_stacks && with_stacks < n) {
         /* stacks must cover every sample: a sum with some profiles'

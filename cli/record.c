@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 static void record_usage(FILE *f)
@@ -292,6 +293,16 @@ static int setup_env(const struct opts *o, const char *lib)
         bad |= setenv("CGPROF_STACKS", "0", 1);
     snprintf(num, sizeof num, "%ld", (long)getpid()); /* exec keeps the pid */
     bad |= setenv("CGPROF_ROOT_PID", num, 1);
+    /* this run's id, which every process of it writes in its profile (also
+     * those started by posix_spawn or system, which no exec wrapper sees),
+     * so that profiles an earlier run left here are told from this run's */
+    unsigned char id[16];
+    char run[33];
+    if (getrandom(id, sizeof id, 0) != (ssize_t)sizeof id)
+        return -1;
+    for (int i = 0; i < 16; i++)
+        snprintf(run + 2 * i, 3, "%02x", id[i]);
+    bad |= setenv("CGPROF_RUN", run, 1);
     if (o->period) {
         snprintf(num, sizeof num, "%llu", (unsigned long long)o->period);
         bad |= setenv("CGPROF_PERIOD", num, 1);

@@ -789,17 +789,32 @@ static void note_children(const char *name)
     glob_t g;
     if (glob(pat, 0, NULL, &g) != 0)
         return;
-    size_t n = 0;
-    for (size_t i = 0; i < g.gl_pathc; i++)
-        if (!strstr(g.gl_pathv[i] + strlen(name), "cgprof-tmp") &&
-            strcmp(g.gl_pathv[i] + strlen(name), ".sum") != 0 && load_is_cgdata(g.gl_pathv[i]))
+    unsigned char run[16], id[16];
+    int has_run = cgdata_peek_run(name, run) == 1;
+    size_t n = 0, others = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *f = g.gl_pathv[i];
+        if (strstr(f + strlen(name), "cgprof-tmp") || strcmp(f + strlen(name), ".sum") == 0 ||
+            !load_is_cgdata(f))
+            continue;
+        /* a profile of another run (left by an earlier record) is not
+         * this run's; one without a run id (older cgprof) may be */
+        if (has_run && cgdata_peek_run(f, id) == 1 && memcmp(id, run, sizeof id) != 0)
+            others++;
+        else
             n++;
+    }
     globfree(&g);
     if (n)
         fprintf(stderr,
                 "cgprof report: note: %zu more profile%s of this run's processes (children, "
                 "exec'd images) %s next to %s; to include them: cgprof report %s %s.*\n",
                 n, n == 1 ? "" : "s", n == 1 ? "is" : "are", name, name, name);
+    if (others)
+        fprintf(stderr,
+                "cgprof report: note: %zu profile%s next to %s (%s.*) %s from an earlier run, "
+                "not this one\n",
+                others, others == 1 ? "" : "s", name, name, others == 1 ? "is" : "are");
 }
 
 static int run(struct report_args *a)

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@
 
 unsigned cg_exec_gen;
 int cg_exec_child;
+unsigned char cg_run_id[16];
 static pid_t my_pid; /* the process we count for */
 static int done;     /* atomic: the final write has been made */
 static uint64_t checkpoint_ns = 1000000000u;
@@ -59,6 +61,25 @@ static uint64_t parse_u64(const char *s, int *ok)
     return v;
 }
 
+/* CGPROF_RUN's 32 hex digits into ID; 0, or -1 if it is not that. */
+static int run_id_parse(const char *s, unsigned char id[16])
+{
+    unsigned char v[16];
+    for (int i = 0; i < 32; i++) {
+        int c = s[i], d = c >= '0' && c <= '9'   ? c - '0'
+                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                 : -1;
+        if (d < 0)
+            return -1;
+        v[i / 2] = (unsigned char)(i % 2 ? v[i / 2] | d : d << 4);
+    }
+    if (s[32])
+        return -1;
+    memcpy(id, v, sizeof v);
+    return 0;
+}
+
 void cg_endings_init(void)
 {
     my_pid = getpid();
@@ -71,6 +92,17 @@ void cg_endings_init(void)
                    ": not a number of milliseconds (0-86400000)");
         else
             checkpoint_ns = ms * 1000000u;
+    }
+    /* the run: CGPROF_RUN (32 hex digits) from cgprof record or the image
+     * that exec'd us, or a new one for a process nobody started for us */
+    const char *run = getenv("CGPROF_RUN");
+    if (!run || run_id_parse(run, cg_run_id) != 0) {
+        ssize_t got = getrandom(cg_run_id, sizeof cg_run_id, GRND_NONBLOCK);
+        if (got != (ssize_t)sizeof cg_run_id) { /* no entropy yet: the clock and pid */
+            uint64_t a = cg_random64(my_pid), b = cg_random64(my_pid + 1);
+            memcpy(cg_run_id, &a, 8);
+            memcpy(cg_run_id + 8, &b, 8);
+        }
     }
     /* PID:GEN:CHILD, set by the image that exec'd us -- if it was this process */
     const char *ex = getenv("CGPROF_EXEC");
@@ -259,12 +291,18 @@ API void _Exit(int status)
 
 /* ---- exec: the data so far is written, and the next image told ------- */
 
-/* ENVP with CGPROF_EXEC=PID:GEN+1:CHILD in place of any earlier one, in
+/* ENVP with CGPROF_EXEC=PID:GEN+1:CHILD and CGPROF_RUN=this run in place
+ * of any earlier ones, in
  * mapped memory (exec may follow vfork: no malloc); NULL if none could be
  * made.  *BYTES is what to unmap should exec fail. */
 static char **exec_env(char *const envp[], size_t *bytes, int writes, int wrote)
 {
-    static char var[80];
+    static char var[80], run[48] = "CGPROF_RUN=";
+    for (int i = 0; i < 16; i++) {
+        run[11 + 2 * i] = "0123456789abcdef"[cg_run_id[i] >> 4];
+        run[12 + 2 * i] = "0123456789abcdef"[cg_run_id[i] & 15];
+    }
+    run[43] = '\0';
     char num[24], *p = var;
     const char *parts[] = {"CGPROF_EXEC=",
                            cg_utoa((uint64_t)getpid(), num + sizeof num),
@@ -283,15 +321,16 @@ static char **exec_env(char *const envp[], size_t *bytes, int writes, int wrote)
     size_t n = 0;
     while (envp && envp[n])
         n++;
-    *bytes = (n + 2) * sizeof(char *);
+    *bytes = (n + 3) * sizeof(char *);
     char **env = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (env == MAP_FAILED)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(envp[i], "CGPROF_EXEC=", 12) != 0)
+        if (strncmp(envp[i], "CGPROF_EXEC=", 12) != 0 && strncmp(envp[i], "CGPROF_RUN=", 11) != 0)
             env[k++] = envp[i];
     env[k++] = var;
+    env[k++] = run;
     env[k] = NULL;
     return env;
 }

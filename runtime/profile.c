@@ -18,6 +18,7 @@ enum {
     TAG_IMAGE = 6,
     TAG_THREADS = 7,
     TAG_STACKS = 8,
+    TAG_RUN = 9,
     TAG_RUNTIME = 16,
     TAG_END = 255, /* always last: a file without it was cut short */
 };
@@ -213,6 +214,9 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     put32(o, 1);  /* version */
     put32(o, 16); /* header size */
     put_info(o, samples->total);
+    size_t run_at = begin(o, TAG_RUN);
+    cg_put(o, cg_run_id, sizeof cg_run_id);
+    end(o, run_at);
     put_modules(o, fz->nmods);
     put_samples(o, samples);
     put_arcs(o, arcs);

@@ -161,6 +161,10 @@ void cg_helper_start(void) CG_HIDDEN;
 void cg_helper_tick(uint64_t now_ns) CG_HIDDEN;
 extern unsigned cg_exec_gen CG_HIDDEN; /* images of this process before this one */
 extern int cg_exec_child CG_HIDDEN;    /* the first image was a forked child */
+/* The run this process belongs to: 16 random bytes made by cgprof record
+ * (CGPROF_RUN) or by the first profiled process, kept by forked children
+ * and passed on to exec'd images, written in the profile (record RUN). */
+extern unsigned char cg_run_id[16] CG_HIDDEN;
 struct cg_runtime_cost {
     uint64_t helper_cpu_ns; /* the runtime's own thread */
     uint64_t write_cpu_ns;  /* program threads writing the profile themselves */

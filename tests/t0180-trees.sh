@@ -74,6 +74,23 @@ test_expect "a lone profile: the report points out the others and how to sum the
     grep -q 'note: 4 more profiles .* cgprof report cgprof.data cgprof.data\\.\\*' err
 "
 
+# Two runs of the tree in one directory: the second's children get new
+# pids, so the first run's cgprof.data.PID files are still there.  Each
+# profile carries its run's id (kept by forked children, passed on to
+# exec'd images): the lone-profile note counts only this run's, names the
+# others, and a sum that mixes runs says so.  (Failed before: "8 more
+# profiles of this run", and the sum silently counted g 1200 times.)
+test_expect "profiles an earlier run left are told from this run's" "
+    mkdir -p tworuns && cd tworuns && $CGPROF record ../tree >/dev/null 2>&1 &&
+    $CGPROF record ../tree >/dev/null 2>&1 && ls cgprof.data.* | wc -l | grep -qx 8 &&
+    $CGPROF report -b cgprof.data >/dev/null 2>err; cat err &&
+    grep -q 'note: 4 more profiles of this run' err &&
+    grep -q 'note: 4 profiles next to cgprof.data .* from an earlier run' err &&
+    $CGPROF report -b -q cgprof.data cgprof.data.* 2>err >sum; cat err &&
+    grep -q 'warning: 4 of the 9 profiles .* not from the run that wrote cgprof.data' err &&
+    awk -f $ROOT/tests/arcs.awk sum | grep -qx 'main g 1200'
+"
+
 test_expect "profiles of different programs are refused with a clear line" "
     mkdir -p other && (cd other && $CGPROF record ./../endings exit 10 2>/dev/null) &&
     ! $CGPROF report -b cgprof.data other/cgprof.data >/dev/null 2>err; cat err &&

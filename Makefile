@@ -10,6 +10,9 @@ CPPFLAGS += -D_GNU_SOURCE -Iinclude
 RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/modules.c runtime/profile.c runtime/threadlog.c runtime/threads.c runtime/write.c runtime/init.c runtime/signals.c runtime/endings.c runtime/cfi.c runtime/unwind.c runtime/stacks.c
 RT_ASM  := runtime/arch/x86_64/mcount.S
 RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
+# interposers that only the shared runtime has (in a -static program libc.a's
+# definitions stand): runtime/privileges.c
+RT_SO_OBJ := $(BUILD)/runtime/privileges.o
 RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
 # Extra flags for one side only, e.g. sanitizers (see tests/t0900-sanitizers.sh)
 RT_EXTRA   ?=
@@ -48,8 +51,8 @@ $(BUILD)/runtime/arch/x86_64/%.o: runtime/arch/x86_64/%.S
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-$(BUILD)/libcgprof.so: $(RT_OBJ) runtime/exports.map
-	$(CC) -shared $(RT_EXTRA) -o $@ $(RT_OBJ) -Wl,--version-script=runtime/exports.map -Wl,-z,defs
+$(BUILD)/libcgprof.so: $(RT_OBJ) $(RT_SO_OBJ) runtime/exports.map
+	$(CC) -shared $(RT_EXTRA) -o $@ $(RT_OBJ) $(RT_SO_OBJ) -Wl,--version-script=runtime/exports.map -Wl,-z,defs
 
 $(BUILD)/libcgprof.a: $(RT_OBJ)
 	rm -f $@

@@ -254,6 +254,9 @@ int cg_output_check(void) CG_HIDDEN;
 int cg_output_child(void) CG_HIDDEN; /* writes NAME.PID: a forked child */
 void cg_count_write(uint64_t cpu_ns) CG_HIDDEN;
 void cg_output_init(void) CG_HIDDEN;
+/* Before the program gives up rights (setuid, chroot: privileges.c): the
+ * profile's directory and file opened and kept for the writes to come. */
+void cg_output_keep(void) CG_HIDDEN;
 void cg_output_after_fork(void) CG_HIDDEN;
 void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
 char *cg_utoa(uint64_t v, char *end) CG_HIDDEN;

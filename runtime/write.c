@@ -34,6 +34,7 @@ static uint64_t final_digest; /* what the last final write held; 0 = none */
 static uint64_t last_digest;  /* what the last write of any kind held */
 static int problems_said;     /* lost calls, unsampled threads: said once */
 static int error_said;        /* errno of the last failure said; 0 after a success */
+static int quiet, quiet_err;  /* a failure not to say yet: its errno */
 
 void cg_say(const char *a, const char *b, const char *c)
 {
@@ -153,6 +154,10 @@ static int check_target(const char *name, const char **why, int *in_place);
  * is not said again until a write has succeeded. */
 static void say_failure(const char *name, int err, const char *why)
 {
+    if (quiet) {
+        quiet_err = err;
+        return;
+    }
     if (err == error_said)
         return;
     error_said = err;
@@ -176,10 +181,105 @@ static void tmp_name(char *tmp, size_t cap, const char *name)
     copy(tmp + n, cg_utoa((uint64_t)getpid(), num + sizeof num), cap - n);
 }
 
+/* ---- what is kept before the program gives up its rights -------------
+ *
+ * A program that calls setuid() or chroot() (privileges.c interposes them)
+ * may no longer be able to reach or replace its profile at exit: the path
+ * leads nowhere in the new root, the directory is not the new user's.  So
+ * just before, the profile's directory and the file itself are opened,
+ * while they still can be, and kept: a write that then fails by the path
+ * is made through the directory (a new root: the file is still replaced
+ * atomically) or, failing that, into the kept file in place (a new user:
+ * not atomic, but the run's data is kept). */
+static int kept_dir = -1, kept_file = -1;
+static char kept_base[256]; /* the profile's name in kept_dir */
+
+void cg_output_keep(void)
+{
+    if (kept_dir >= 0 || !(__atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED) ||
+                           (cg_format == CG_FORMAT_CGPROF && cg_is_root)))
+        return; /* kept already, or this process writes no profile */
+    int saved = errno;
+    char name[4200], dir[4200];
+    output_name(name, sizeof name);
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    const char *why;
+    int in_place;
+    /* nothing is kept for a target the path may not replace (read-only,
+     * the program itself) or writes in place anyway (a device, a fifo) */
+    if (check_target(name, &why, &in_place) == 0 && !in_place && strlen(base) < sizeof kept_base) {
+        copy(dir, name, slash ? (size_t)(slash - name) + 2 : 1);
+        if (!slash)
+            copy(dir, ".", sizeof dir);
+        else if (slash == name)
+            copy(dir, "/", sizeof dir);
+        copy(kept_base, base, sizeof kept_base);
+        kept_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* not truncated: an earlier profile stays whole until replaced */
+        if (kept_dir >= 0)
+            kept_file = openat(kept_dir, kept_base, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    }
+    errno = saved;
+}
+
+/* Writes LEN bytes through what cg_output_keep kept; 0, or an errno. */
+static int store_kept(const char *buf, size_t len)
+{
+    char tmp[300];
+    if (kept_dir >= 0) { /* the directory: a temporary renamed into place */
+        tmp_name(tmp, sizeof tmp, kept_base);
+        int fd = openat(kept_dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            int ok = write_all(fd, buf, len) == 0;
+            ok &= close(fd) == 0;
+            if (ok && renameat(kept_dir, tmp, kept_dir, kept_base) == 0) {
+                if (kept_file >= 0) /* the new file is the one to keep now */
+                    close(kept_file);
+                kept_file = openat(kept_dir, kept_base, O_WRONLY | O_CLOEXEC);
+                return 0;
+            }
+            unlinkat(kept_dir, tmp, 0);
+        }
+    }
+    if (kept_file < 0)
+        return EBADF;
+    if (ftruncate(kept_file, 0) != 0 || lseek(kept_file, 0, SEEK_SET) != 0 ||
+        write_all(kept_file, buf, len) != 0)
+        return errno;
+    return 0;
+}
+
 /* Writes LEN bytes to NAME: a temporary file renamed into place, so a
  * crash or a full disk never leaves a torn profile where a good one was.
  * 0, or -1 after saying why. */
+static int store_path(const char *name, const char *buf, size_t len);
 static int store(const char *name, const char *buf, size_t len)
+{
+    if (kept_dir < 0 && kept_file < 0)
+        return store_path(name, buf, len);
+    quiet = 1; /* the path's failure is said only if nothing kept helps */
+    quiet_err = 0;
+    int rc = store_path(name, buf, len);
+    int err = quiet_err;
+    quiet = 0;
+    if (rc == 0) {
+        if (kept_file >= 0) { /* replaced by the path: keep the new file */
+            close(kept_file);
+            kept_file = kept_dir >= 0 ? openat(kept_dir, kept_base, O_WRONLY | O_CLOEXEC) : -1;
+        }
+        return 0;
+    }
+    if ((err == EACCES || err == EPERM || err == ENOENT || err == EROFS || err == ENOTDIR) &&
+        store_kept(buf, len) == 0) {
+        error_said = 0;
+        return 0;
+    }
+    say_failure(name, err ? err : EIO, NULL);
+    return -1;
+}
+
+static int store_path(const char *name, const char *buf, size_t len)
 {
     char tmp[4300];
     const char *why;

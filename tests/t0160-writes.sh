@@ -100,6 +100,35 @@ else
     test_skip "read-only directory" "cannot make one here"
 fi
 
+# A program that gives up the rights its profile's path needs before it
+# ends -- a new user that may not write the directory, a new root where the
+# path leads nowhere -- still leaves its whole profile: the directory and
+# the file were opened just before (setuid and chroot are interposed).
+# dropprivs calls f 300 times before and 700 after.  (Failed before:
+# "cannot write the profile ...: Permission denied" / "No such file or
+# directory", and no profile with f's 1000 calls.)
+gcc -O2 -pg "$PROGS/dropprivs.c" -o "$WORK/dropprivs" || exit 1
+if [ "$(id -u)" = 0 ]; then
+    for fmt in cgprof gmon; do
+        out=cgprof.data
+        [ $fmt = gmon ] && out=gmon.out
+        test_expect "setuid to a user who may not write the directory ($fmt): all calls kept" "
+            mkdir -p su.$fmt && cd su.$fmt && chmod 755 . &&
+            $CGPROF record --format $fmt ../dropprivs setuid 65534 >out 2>err; rc=\$?; cat err;
+            test \$rc -eq 0 && grep -qx dropped out && test ! -s err &&
+            $CGPROF report -b -q ../dropprivs $out | awk -f $ROOT/tests/arcs.awk | grep -qx 'main f 1000'
+        "
+        test_expect "chroot to a directory without the profile's path ($fmt): all calls kept" "
+            mkdir -p cr.$fmt/jail && cd cr.$fmt &&
+            $CGPROF record --format $fmt ../dropprivs chroot jail >out 2>err; rc=\$?; cat err;
+            test \$rc -eq 0 && grep -qx dropped out && test ! -s err && test -z \"\$(ls jail)\" &&
+            $CGPROF report -b -q ../dropprivs $out | awk -f $ROOT/tests/arcs.awk | grep -qx 'main f 1000'
+        "
+    done
+else
+    test_skip "setuid and chroot before exit" "not root"
+fi
+
 test_expect "an earlier profile survives a run killed in the middle of a write" "
     LD_PRELOAD=$LIBSO ./endings exit 20 2>/dev/null && cp gmon.out good &&
     LD_PRELOAD=$LIBSO CGPROF_CHECKPOINT=1 ./endings wait 2>/dev/null & pid=\$! &&

@@ -98,6 +98,18 @@ void cg_output_init(void)
     }
 }
 
+static int kept_dir = -1, kept_file = -1;
+static char kept_base[256]; /* the profile's name in kept_dir */
+
+static void forget_kept(void)
+{
+    if (kept_file >= 0)
+        close(kept_file);
+    if (kept_dir >= 0)
+        close(kept_dir);
+    kept_file = kept_dir = -1;
+}
+
 void cg_output_after_fork(void)
 {
     is_child = 1;
@@ -105,6 +117,7 @@ void cg_output_after_fork(void)
     final_digest = 0;
     last_digest = 0;
     error_said = 0;
+    forget_kept(); /* the parent's file: the child writes NAME.PID */
 }
 
 int cg_output_child(void)
@@ -191,9 +204,6 @@ static void tmp_name(char *tmp, size_t cap, const char *name)
  * is made through the directory (a new root: the file is still replaced
  * atomically) or, failing that, into the kept file in place (a new user:
  * not atomic, but the run's data is kept). */
-static int kept_dir = -1, kept_file = -1;
-static char kept_base[256]; /* the profile's name in kept_dir */
-
 void cg_output_keep(void)
 {
     if (kept_dir >= 0 || !(__atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED) ||

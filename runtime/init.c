@@ -96,7 +96,7 @@ static void on_dump_signal(int sig)
     cg_write_profile(0);
 }
 
-static void after_fork_child(void)
+void cg_after_fork_child(void)
 {
     cg_endings_after_fork();
     cg_output_after_fork();
@@ -171,7 +171,7 @@ void cg_init(void)
             sigaction(sig, &sa, NULL);
         }
     }
-    pthread_atfork(NULL, NULL, after_fork_child);
+    pthread_atfork(NULL, NULL, cg_after_fork_child);
     cg_thread_track();
     if (cg_format == CG_FORMAT_CGPROF && cg_is_root)
         cg_helper_start();

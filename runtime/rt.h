@@ -257,6 +257,12 @@ void cg_output_init(void) CG_HIDDEN;
 /* Before the program gives up rights (setuid, chroot: privileges.c): the
  * profile's directory and file opened and kept for the writes to come. */
 void cg_output_keep(void) CG_HIDDEN;
+/* init.c: what a new process does first (fork's child handler; clone.c) */
+void cg_after_fork_child(void) CG_HIDDEN;
+/* sample.c: a process sharing our memory that cannot be sampled (clone.c),
+ * counted among the threads not sampled too */
+void cg_count_unsampled_vm_child(void) CG_HIDDEN;
+extern uint64_t cg_unsampled_vm_children CG_HIDDEN;
 void cg_output_after_fork(void) CG_HIDDEN;
 void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
 char *cg_utoa(uint64_t v, char *end) CG_HIDDEN;

@@ -61,6 +61,14 @@ static void count_pc(uintptr_t pc, uint32_t weight)
         __atomic_add_fetch(&t->rec->samples, weight, __ATOMIC_RELAXED);
 }
 
+uint64_t cg_unsampled_vm_children;
+
+void cg_count_unsampled_vm_child(void)
+{
+    __atomic_add_fetch(&cg_unsampled_vm_children, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&cg_unsampled_threads, 1, __ATOMIC_RELAXED);
+}
+
 void cg_samples_add_lost(uint64_t n)
 {
     __atomic_add_fetch(&samples_lost, n, __ATOMIC_RELAXED);

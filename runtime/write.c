@@ -644,9 +644,15 @@ static int write_locked(int final)
         final_digest = digest;
     /* Said once, at the first final write (a second one follows only if a
      * late call or sample changed the data). */
-    uint64_t unsampled = __atomic_load_n(&cg_unsampled_threads, __ATOMIC_RELAXED);
+    uint64_t vm_children = __atomic_load_n(&cg_unsampled_vm_children, __ATOMIC_RELAXED);
+    uint64_t unsampled = __atomic_load_n(&cg_unsampled_threads, __ATOMIC_RELAXED) - vm_children;
     if (final && !problems_said) {
         problems_said = 1;
+        if (vm_children)
+            cg_say(cg_utoa(vm_children, num + sizeof num),
+                   " processes made by clone(CLONE_VM) shared this one's memory: their calls are "
+                   "counted in it, their CPU time was not sampled; profile ",
+                   name);
         if (unsampled)
             cg_say(cg_utoa(unsampled, num + sizeof num),
                    " threads could not be given a CPU timer and were not sampled; profile ", name);

@@ -91,6 +91,27 @@ test_expect "profiles an earlier run left are told from this run's" "
     awk -f $ROOT/tests/arcs.awk sum | grep -qx 'main g 1200'
 "
 
+# clone() without CLONE_THREAD: a process fork's handlers never see.  With
+# its own memory it leaves its own profile (g 100, its 60 ms spin sampled);
+# with CLONE_VM its calls are counted in the parent's profile and its CPU
+# is said to be unsampled.  Status and output are the program's.  (Failed
+# before: no cgprof.data.PID, and nothing said of the CLONE_VM child.)
+gcc -O2 -pg "$PROGS/rawclone.c" -o "$WORK/rawclone" || exit 1
+test_expect "clone() without CLONE_THREAD: the child leaves its own profile" "
+    mkdir -p rc.fork && cd rc.fork && $CGPROF record ../rawclone fork >out 2>err; rc=\$?; cat out err;
+    test \$rc -eq 0 && grep -qx 'child 7' out && ls cgprof.data.* >kids && test \$(wc -l <kids) -eq 1 &&
+    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | grep -qx 'main f 10' &&
+    $CGPROF report -b -q \$(cat kids) | awk -f $ROOT/tests/arcs.awk | grep -qx 'child g 100' &&
+    $CGPROF report -b -p \$(cat kids) | awk '\$NF == \"spin\" && \$3 >= 0.03 { ok = 1 } END { exit !ok }'
+"
+test_expect "clone(CLONE_VM): its calls counted here, its CPU time said to be unsampled" "
+    mkdir -p rc.vm && cd rc.vm && $CGPROF record ../rawclone vm >out 2>err; rc=\$?; cat out err;
+    test \$rc -eq 0 && grep -qx 'child 7' out && ! ls cgprof.data.* 2>/dev/null &&
+    grep -q '1 processes made by clone(CLONE_VM) shared this one.s memory' err &&
+    $CGPROF report -b -q cgprof.data 2>rerr | awk -f $ROOT/tests/arcs.awk >arcs; cat rerr arcs;
+    grep -qx 'child g 100' arcs && grep -qx 'main f 10' arcs && grep -q '1 threads could not be sampled' rerr
+"
+
 test_expect "profiles of different programs are refused with a clear line" "
     mkdir -p other && (cd other && $CGPROF record ./../endings exit 10 2>/dev/null) &&
     ! $CGPROF report -b cgprof.data other/cgprof.data >/dev/null 2>err; cat err &&

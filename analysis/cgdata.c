@@ -143,6 +143,11 @@ static int read_module(struct cgdata *d, struct cur *c)
         return -1;
     memcpy(m.path, p, plen);
     m.path[plen] = '\0';
+    m.unload_gen = UINT32_MAX;
+    if (c->end - c->p >= 8) { /* since modules are told apart by their load */
+        m.load_gen = get32(c);
+        m.unload_gen = get32(c);
+    }
     struct cgdata_module *n = realloc(d->modules, (d->nmodules + 1) * sizeof *n);
     if (!n) {
         free(m.path);

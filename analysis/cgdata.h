@@ -17,6 +17,7 @@ struct cgdata_module {
     unsigned char build_id[64];
     uint32_t build_id_len;
     char *path;
+    uint32_t load_gen, unload_gen; /* mapped in generations [load, unload): see MODULE */
     const unsigned char *image; /* vDSO: its ELF image, into the file's buffer */
     uint64_t image_len;
     unsigned char *image_owned; /* or a copy of it (a summed profile), freed with it */

@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -30,6 +31,7 @@ static struct cg_module *mods; /* MAX_MODULES entries, mapped once */
 static unsigned nmods;         /* atomic: published count */
 static int lock;               /* atomic spin lock for snapshots */
 static unsigned snapshot_seq;
+unsigned cg_mod_gen; /* atomic: bumped when a module is found unmapped */
 
 static void take_lock(void)
 {
@@ -203,8 +205,11 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     for (unsigned i = 0; i < n; i++)
         if (same(&mods[i], path, info->dlpi_addr, lo)) {
             mods[i].seen = snapshot_seq;
-            /* loaded again where it was (dlopen after dlclose) */
-            __atomic_and_fetch(&mods[i].flags, ~CG_MOD_UNLOADED, __ATOMIC_RELAXED);
+            /* loaded again where it was (dlopen after dlclose): the same
+             * code, so the same module, mapped again from now on */
+            if (__atomic_fetch_and(&mods[i].flags, ~CG_MOD_UNLOADED, __ATOMIC_RELAXED) &
+                CG_MOD_UNLOADED)
+                __atomic_store_n(&mods[i].unload_gen, UINT_MAX, __ATOMIC_RELAXED);
             return 0;
         }
     if (n == MAX_MODULES)
@@ -220,6 +225,8 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     m->hi = hi;
     m->flags = flags;
     m->seen = snapshot_seq;
+    m->load_gen = __atomic_load_n(&cg_mod_gen, __ATOMIC_RELAXED);
+    m->unload_gen = UINT_MAX;
     read_build_id(info, m);
     find_eh_frame(info, m);
     __atomic_store_n(&nmods, n + 1, __ATOMIC_RELEASE);
@@ -241,9 +248,24 @@ void cg_modules_snapshot(void)
     snapshot_seq++;
     dl_iterate_phdr(visit, NULL);
     unsigned n = __atomic_load_n(&nmods, __ATOMIC_RELAXED);
+    int gone = 0;
     for (unsigned i = 0; i < n; i++)
-        if (mods[i].seen != snapshot_seq)
-            mods[i].flags |= CG_MOD_UNLOADED;
+        gone |= mods[i].seen != snapshot_seq && !(mods[i].flags & CG_MOD_UNLOADED);
+    if (gone) { /* pcs from now on are of the modules mapped from now on */
+        uintptr_t lo[16], hi[16];
+        unsigned nr = 0;
+        unsigned g = __atomic_add_fetch(&cg_mod_gen, 1, __ATOMIC_RELAXED);
+        for (unsigned i = 0; i < n; i++)
+            if (mods[i].seen != snapshot_seq && !(mods[i].flags & CG_MOD_UNLOADED)) {
+                __atomic_store_n(&mods[i].unload_gen, g, __ATOMIC_RELAXED);
+                __atomic_or_fetch(&mods[i].flags, CG_MOD_UNLOADED, __ATOMIC_RELAXED);
+                if (nr < 16) {
+                    lo[nr] = mods[i].lo;
+                    hi[nr++] = mods[i].hi;
+                }
+            }
+        cg_arcs_freeze(lo, hi, nr, g);
+    }
     /* unwind tables for new modules: still mapped, since dlclose (the only
      * way one goes) takes this lock first */
     for (unsigned i = 0; i < n; i++) {
@@ -277,6 +299,30 @@ int cg_module_of(uintptr_t pc)
     return -1;
 }
 
+/* The module a pc kept with its generation (cg_pc_tag) belongs to: of
+ * those mapped at that pc in that generation, the one loaded last; a pc
+ * no generation explains is named as cg_module_of names it.  -1: none. */
+int cg_module_at(uintptr_t key)
+{
+    uintptr_t pc = key;
+    unsigned g = 0;
+    if (key >> CG_GEN_SHIFT != 0xFFFF) {
+        g = (unsigned)(key >> CG_GEN_SHIFT);
+        pc = key & CG_PC_MASK;
+    }
+    unsigned n;
+    const struct cg_module *m = cg_modules(&n);
+    int best = -1;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned lg = __atomic_load_n(&m[i].load_gen, __ATOMIC_RELAXED);
+        unsigned ug = __atomic_load_n(&m[i].unload_gen, __ATOMIC_RELAXED);
+        if (m[i].lo <= pc && pc < m[i].hi && lg <= g && g < ug &&
+            (best < 0 || lg >= m[best].load_gen))
+            best = (int)i;
+    }
+    return best >= 0 ? best : cg_module_of(pc);
+}
+
 /* ---- dlclose: name what is about to go ------------------------------- */
 
 typedef int (*dlclose_fn)(void *);
@@ -289,7 +335,11 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
     if (!real)
         return -1;
     cg_modules_snapshot(); /* what was there, before it goes */
+    cg_arcs_freeze_reserve();
     int rc = real(handle);
-    cg_modules_snapshot(); /* marks what went as unloaded */
+    /* samples still in the perf rings were taken before the unmapping:
+     * counted now, in the generation that names them rightly */
+    cg_sampler_flush();
+    cg_modules_snapshot(); /* marks what went as unloaded, a new generation */
     return rc;
 }

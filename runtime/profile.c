@@ -113,6 +113,9 @@ static void put_modules(struct out *o, unsigned n)
         put32(o, (uint32_t)strlen(m[i].path));
         cg_put(o, m[i].build_id, m[i].build_id_len);
         cg_put(o, m[i].path, strlen(m[i].path));
+        /* when it was mapped: load and unload generations */
+        put32(o, __atomic_load_n(&m[i].load_gen, __ATOMIC_RELAXED));
+        put32(o, __atomic_load_n(&m[i].unload_gen, __ATOMIC_RELAXED));
         end(o, at);
         if (m[i].flags & CG_MOD_VDSO) {
             /* the vDSO is no file: its image goes into the profile */
@@ -127,10 +130,12 @@ static void put_modules(struct out *o, unsigned n)
     }
 }
 
-/* (module, address): link-time address within a known module, else the pc. */
-static void locate(uintptr_t pc, uint32_t *mod, uint64_t *addr)
+/* (module, address): link-time address within a known module, else the
+ * pc.  KEY is a pc as the tables keep it, with its generation. */
+static void locate(uintptr_t key, uint32_t *mod, uint64_t *addr)
 {
-    int i = cg_module_of(pc);
+    int i = cg_module_at(key);
+    uintptr_t pc = key >> CG_GEN_SHIFT == 0xFFFF ? key : key & CG_PC_MASK;
     unsigned n;
     const struct cg_module *m = cg_modules(&n);
     *mod = i < 0 ? NO_MODULE : (uint32_t)i;
@@ -155,23 +160,61 @@ static void put_samples(struct out *o, const struct merged *s)
     end(o, at);
 }
 
-static void put_arcs(struct out *o, const struct merged *a)
+/* One ARCS entry: FROM and SELF named in generation GEN. */
+static void put_arc_entry(struct out *o, uintptr_t from, uintptr_t self, unsigned gen,
+                          uint64_t count)
+{
+    uint32_t fm, sm;
+    uint64_t fa, sa;
+    uintptr_t g = (uintptr_t)(gen < CG_GEN_MAX ? gen : CG_GEN_MAX) << CG_GEN_SHIFT;
+    locate(from <= CG_PC_MASK ? from | g : from, &fm, &fa);
+    locate(self <= CG_PC_MASK ? self | g : self, &sm, &sa);
+    put32(o, fm);
+    put32(o, sm);
+    put64(o, fa);
+    put64(o, sa);
+    put64(o, count);
+}
+
+/* Each arc, its count split at the counts noted when code it touches was
+ * unmapped (write.c, cg_arcs_freeze): each part named by the modules
+ * mapped then, the rest by those mapped now.  With PUT 0, only counts the
+ * entries. */
+static uint64_t arc_entries(struct out *o, const struct merged *a, uint64_t nnoted, int put)
+{
+    uint64_t n = 0;
+    const struct cg_frozen_arc *noted = cg_arcs_frozen(&(uint64_t){0});
+    unsigned now = __atomic_load_n(&cg_mod_gen, __ATOMIC_RELAXED);
+    for (uint64_t i = 0; i < a->cap; i++) {
+        const struct cg_slot *s = &a->arcs[i];
+        if (!s->self)
+            continue;
+        uint64_t done = 0; /* the part of the count already put */
+        for (uint64_t k = 0; k < nnoted; k++) {
+            if (noted[k].from != s->from || noted[k].self != s->self)
+                continue;
+            uint64_t upto = noted[k].count < s->count ? noted[k].count : s->count;
+            if (upto > done) {
+                if (put)
+                    put_arc_entry(o, s->from, s->self, noted[k].gen - 1, upto - done);
+                n++;
+                done = upto;
+            }
+        }
+        if (s->count > done || done == 0) {
+            if (put)
+                put_arc_entry(o, s->from, s->self, now, s->count - done);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void put_arcs(struct out *o, const struct merged *a, uint64_t nnoted)
 {
     size_t at = begin(o, TAG_ARCS);
-    put64(o, a->n);
-    for (uint64_t i = 0; i < a->cap; i++) {
-        if (!a->arcs[i].self)
-            continue;
-        uint32_t fm, sm;
-        uint64_t fa, sa;
-        locate(a->arcs[i].from, &fm, &fa);
-        locate(a->arcs[i].self, &sm, &sa);
-        put32(o, fm);
-        put32(o, sm);
-        put64(o, fa);
-        put64(o, sa);
-        put64(o, a->arcs[i].count);
-    }
+    put64(o, arc_entries(o, a, nnoted, 0));
+    arc_entries(o, a, nnoted, 1);
     end(o, at);
 }
 
@@ -219,7 +262,7 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     end(o, run_at);
     put_modules(o, fz->nmods);
     put_samples(o, samples);
-    put_arcs(o, arcs);
+    put_arcs(o, arcs, fz->narcs_noted);
     unsigned nthr;
     const struct cg_thread_rec *thr = cg_thread_recs(&nthr);
     if (nthr > fz->nthreads)

@@ -119,13 +119,38 @@ struct cg_module {
     uintptr_t bias;         /* load bias: pc - bias is the link-time address */
     uintptr_t lo, hi;       /* mapped range of its PT_LOAD segments */
     unsigned flags;
-    unsigned seen; /* snapshot that last saw it */
+    unsigned seen;       /* snapshot that last saw it */
+    unsigned load_gen;   /* cg_mod_gen when it was first seen mapped */
+    unsigned unload_gen; /* cg_mod_gen from which it was gone (UINT_MAX: mapped) */
     unsigned build_id_len;
     unsigned char build_id[32];
 };
 void cg_modules_snapshot(void) CG_HIDDEN;
 const struct cg_module *cg_modules(unsigned *n) CG_HIDDEN;
 int cg_module_of(uintptr_t pc) CG_HIDDEN;
+/* Code can be unmapped (dlclose) and other code mapped at the same
+ * addresses, so a pc alone does not say which module ran.  cg_mod_gen
+ * counts the dlcloses; every pc the runtime keeps for later (samples,
+ * stack frames) carries the generation it was taken in, in the bits above
+ * 48 that no user-space code address uses, and is named by the module
+ * mapped there in that generation (cg_module_at). */
+extern unsigned cg_mod_gen CG_HIDDEN;
+#define CG_GEN_SHIFT 48
+#define CG_GEN_MAX   0xFFFEu /* 0xFFFF above bit 48: an untagged kernel-half address */
+#define CG_PC_MASK   (((uintptr_t)1 << CG_GEN_SHIFT) - 1)
+static inline uintptr_t cg_pc_tag(uintptr_t pc)
+{
+    unsigned g = __atomic_load_n(&cg_mod_gen, __ATOMIC_RELAXED);
+    if (g == 0 || pc > CG_PC_MASK)
+        return pc;
+    return pc | (uintptr_t)(g < CG_GEN_MAX ? g : CG_GEN_MAX) << CG_GEN_SHIFT;
+}
+int cg_module_at(uintptr_t tagged_pc) CG_HIDDEN;
+/* write.c: notes the counts of the arcs into or out of the ranges
+ * [LO[k], HI[k]) as made before generation GEN (modules.c, at unmapping) */
+void cg_arcs_freeze(const uintptr_t *lo, const uintptr_t *hi, unsigned nranges,
+                    unsigned gen) CG_HIDDEN;
+void cg_arcs_freeze_reserve(void) CG_HIDDEN; /* before an unmapping: room for every arc */
 
 /* threadlog.c: per-thread totals */
 #define CG_THREAD_ENDED 1u

@@ -56,7 +56,7 @@ static void count_pc(uintptr_t pc, uint32_t weight)
             return;
         }
     }
-    cg_table_add(t->samples, pc, CG_EVENT_KEY, weight);
+    cg_table_add(t->samples, cg_pc_tag(pc), CG_EVENT_KEY, weight);
     if (t->rec)
         __atomic_add_fetch(&t->rec->samples, weight, __ATOMIC_RELAXED);
 }

@@ -210,7 +210,7 @@ static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
     if (!table)
         table = cg_table_acquire(&cg_sample_tables);
     if (table)
-        cg_table_add(table, pc, CG_EVENT_KEY, weight);
+        cg_table_add(table, cg_pc_tag(pc), CG_EVENT_KEY, weight);
     else
         cg_samples_add_lost(weight);
 }

@@ -161,7 +161,7 @@ uint32_t cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, i
             goto lost;
     }
     for (unsigned i = n; i-- > 0;) {
-        at = child(t, at, frames[i]);
+        at = child(t, at, cg_pc_tag(frames[i]));
         if (at == NO_PARENT)
             goto lost;
     }

@@ -430,6 +430,76 @@ static int merge_tables(struct merged *m, const struct cg_registry *r)
     return 0;
 }
 
+/* ---- arcs of unmapped code -------------------------------------------
+ *
+ * Arcs are kept by pc alone (generations would cost mcount's fast path), so
+ * when code is unmapped and other code may come to the same addresses, the
+ * counts its arcs have reached are noted (cg_arcs_freeze, from the module
+ * snapshot, never a signal handler): at write time the part of an arc's
+ * count up to each note is the unmapped module's, the rest the module
+ * mapped there since (profile.c). */
+static struct cg_frozen_arc *frozen;
+static uint64_t nfrozen, frozen_cap;
+
+/* Room in the notes for N more, made now: memory mapped after an unmapping
+ * could take the hole the unmapped code left, where the program's next
+ * dlopen would have gone.  0, or -1. */
+static int frozen_room(uint64_t n)
+{
+    if (nfrozen + n <= frozen_cap)
+        return 0;
+    uint64_t cap = frozen_cap ? frozen_cap : 256;
+    while (cap < nfrozen + n)
+        cap *= 2;
+    /* a writer may be reading the old array: it is never unmapped (it
+     * grows by doubling, so what it costs is bounded by twice) */
+    struct cg_frozen_arc *p = cg_map(cap * sizeof *p);
+    if (!p)
+        return -1;
+    if (frozen)
+        memcpy(p, frozen, nfrozen * sizeof *p);
+    __atomic_store_n(&frozen, p, __ATOMIC_RELEASE);
+    frozen_cap = cap;
+    return 0;
+}
+
+void cg_arcs_freeze_reserve(void)
+{
+    struct merged m;
+    if (merge_tables(&m, &cg_arc_tables) != 0)
+        return;
+    munmap(m.arcs, m.bytes);
+    frozen_room(m.n);
+}
+
+void cg_arcs_freeze(const uintptr_t *lo, const uintptr_t *hi, unsigned nranges, unsigned gen)
+{
+    struct merged m;
+    if (nranges == 0 || merge_tables(&m, &cg_arc_tables) != 0)
+        return;
+    for (uint64_t i = 0; i < m.cap; i++) {
+        const struct cg_slot *a = &m.arcs[i];
+        if (!a->self)
+            continue;
+        int in = 0;
+        for (unsigned k = 0; k < nranges && !in; k++)
+            in = (a->from >= lo[k] && a->from < hi[k]) || (a->self >= lo[k] && a->self < hi[k]);
+        if (!in)
+            continue;
+        if (frozen_room(1) != 0)
+            break; /* named as before: by the module mapped there last */
+        frozen[nfrozen] = (struct cg_frozen_arc){a->from, a->self, a->count, gen};
+        __atomic_store_n(&nfrozen, nfrozen + 1, __ATOMIC_RELEASE);
+    }
+    munmap(m.arcs, m.bytes);
+}
+
+const struct cg_frozen_arc *cg_arcs_frozen(uint64_t *n)
+{
+    *n = __atomic_load_n(&nfrozen, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&frozen, __ATOMIC_ACQUIRE);
+}
+
 /* The executable's histogram, made from the merged samples. */
 struct hist {
     uint64_t *bins;
@@ -447,7 +517,7 @@ static int make_hist(struct hist *h, const struct merged *samples)
     uintptr_t lo = cg_hist.bias + cg_hist.lowpc, range = cg_hist.highpc - cg_hist.lowpc;
     for (uint64_t i = 0; i < samples->cap && cg_hist.nbins; i++) {
         const struct cg_slot *s = &samples->arcs[i];
-        uintptr_t off = s->from - lo;
+        uintptr_t off = (s->from & CG_PC_MASK) - lo; /* the executable: never unmapped */
         if (!s->self || off >= range)
             continue;
         /* gprof reads bin i as [lowpc + i*range/nbins, ...): match it */
@@ -620,6 +690,7 @@ static int write_locked(int final)
     struct frozen fz;
     cg_modules(&fz.nmods);
     cg_thread_recs(&fz.nthreads);
+    cg_arcs_frozen(&fz.narcs_noted);
     if (cg_format == CG_FORMAT_CGPROF)
         cg_layout_cgprof(&o, &m, &sm, lost, &fz);
     else

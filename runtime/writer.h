@@ -29,7 +29,17 @@ uint64_t cg_sample_rate(uint64_t samples) CG_HIDDEN;
  * add to either meanwhile. */
 struct frozen {
     unsigned nmods, nthreads;
+    uint64_t narcs_noted; /* cg_arcs_frozen's */
 };
+
+/* Arc counts noted when code they touch was unmapped (write.c): the part
+ * of the count up to COUNT was made before generation GEN began. */
+struct cg_frozen_arc {
+    uintptr_t from, self;
+    uint64_t count;
+    unsigned gen;
+};
+const struct cg_frozen_arc *cg_arcs_frozen(uint64_t *n) CG_HIDDEN;
 
 /* The cgprof profile format (docs/profile-format.md). */
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,

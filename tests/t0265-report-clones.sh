@@ -13,7 +13,30 @@ cd "$WORK" || exit 1
 for c in heavy.constprop.0 split_work.part.0; do
     nm clones | grep -q " t $c\$" || {
         test_skip "t0265: clones named and timed" "gcc made no $c: $(gcc --version | head -n 1)"
-        test_done
+        # perf names a clone by its symbol too: the same names and, over the
+# program's own samples, the same shares within 5 points
+if ! command -v perf >/dev/null; then
+    test_skip "perf names the clones as cgprof does" "no perf"
+elif ! (cd "$WORK" && perf record -q -e cpu-clock -F 1000 -o p.data ./clones >/dev/null 2>&1); then
+    test_skip "perf names the clones as cgprof does" "perf record is not permitted here"
+else
+    test_expect "perf names the clones as cgprof does, with the same shares of the program's time" "
+        perf script -i p.data -F ip,sym,dso 2>/dev/null |
+            awk -v prog=\"(\$PWD/clones)\" '\$NF == prog { n[\$2]++; all++ }
+                END { for (f in n) print f, 100 * n[f] / all }' >perf.shares && cat perf.shares &&
+        json_check \"
+p = dict((l.split()[0], float(l.split()[1])) for l in open('perf.shares'))
+own = sum(x['self_seconds'] for n, x in f.items() if not n.endswith(']'))
+for c in ('heavy.constprop.0', 'split_work.part.0'):
+    if c not in p:
+        bad.append('perf has no ' + c)
+    else:
+        near(c + ' share: cgprof vs perf', 100 * f[c]['self_seconds'] / own, p[c], 5)
+\"
+    "
+fi
+
+test_done
         exit 0
     }
 done
@@ -83,5 +106,28 @@ test_expect "gmon.out with -b keeps gprof's symbol rules (the same text as GNU g
     gprof -b -p clones gmon.out >gprof.txt && $CGPROF report -b -p clones gmon.out >cg.txt &&
     diff -u gprof.txt cg.txt
 "
+
+# perf names a clone by its symbol too: the same names and, over the
+# program's own samples, the same shares within 5 points
+if ! command -v perf >/dev/null; then
+    test_skip "perf names the clones as cgprof does" "no perf"
+elif ! (cd "$WORK" && perf record -q -e cpu-clock -F 1000 -o p.data ./clones >/dev/null 2>&1); then
+    test_skip "perf names the clones as cgprof does" "perf record is not permitted here"
+else
+    test_expect "perf names the clones as cgprof does, with the same shares of the program's time" "
+        perf script -i p.data -F ip,sym,dso 2>/dev/null |
+            awk -v prog=\"(\$PWD/clones)\" '\$NF == prog { n[\$2]++; all++ }
+                END { for (f in n) print f, 100 * n[f] / all }' >perf.shares && cat perf.shares &&
+        json_check \"
+p = dict((l.split()[0], float(l.split()[1])) for l in open('perf.shares'))
+own = sum(x['self_seconds'] for n, x in f.items() if not n.endswith(']'))
+for c in ('heavy.constprop.0', 'split_work.part.0'):
+    if c not in p:
+        bad.append('perf has no ' + c)
+    else:
+        near(c + ' share: cgprof vs perf', 100 * f[c]['self_seconds'] / own, p[c], 5)
+\"
+    "
+fi
 
 test_done

@@ -9,7 +9,8 @@
 # the html page's data), gives the same total and each function the same
 # self and inclusive time under the same name as cgprof report --json
 # (tests/export_same.py), and the text report's % time is that inclusive
-# share (cycle members included).
+# share (cycle members included); likewise for known stacks (a PLT stub, a
+# cycle, recursion, a cut stack) and for tests/progs/cycles.c.
 . "$(dirname "$0")/lib.sh"
 
 missing=""
@@ -50,6 +51,9 @@ cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/analysis" "$ROOT/tests/unit/mks
 20 [truncated];ping;pong
 SPEC
 $CGPROF report --json s.data >s.json 2>s.err || exit 1
+# and a real run with two cycles and direct recursion (tests/progs/cycles.c)
+gcc -O2 -pg "$PROGS/cycles.c" -o cycles && $CGPROF record -o c.data ./cycles >/dev/null &&
+    $CGPROF report --json c.data >c.json || exit 1
 cd - >/dev/null || exit 1
 
 # json_check PYTHON: PYTHON with d = the report's JSON, f its functions by
@@ -112,13 +116,13 @@ print('\\n'.join(bad)); sys.exit(1 if bad else 0)\"
 "
 
 test_expect "folded: the same total, names, self and inclusive samples as the report" "
-    for p in u s; do
+    for p in u s c; do
         $CGPROF export -f folded \$p.data >\$p.folded && $SAME \$p.json folded \$p.folded || return 1
     done
 "
 
 test_expect "pprof (go tool pprof -top): the same flat and cum per function as the report" "
-    for p in u s; do
+    for p in u s c; do
         $CGPROF export -f pprof -o \$p.pb.gz \$p.data &&
         go tool pprof -top -nodefraction=0 -nodecount=100000 \$p.pb.gz 2>/dev/null >\$p.top &&
         $SAME \$p.json pprof-top \$p.top || return 1
@@ -138,7 +142,7 @@ callgrind_annotate --threshold=100 "$@" "$f" |
         on && NF >= 4 && $1 ~ /^[0-9,]+$/ { v = $1; gsub(",", "", v); n = $0; sub(/^[^:]*:/, "", n); print k, n, v }'
 EOF2
 test_expect "callgrind (callgrind_annotate): the same self and inclusive cost as the report" "
-    for p in u s; do
+    for p in u s c; do
         $CGPROF export -f callgrind -o \$p.callgrind \$p.data &&
         sh cga.sh self \$p.callgrind >\$p.cg && sh cga.sh incl \$p.callgrind --inclusive=yes >>\$p.cg &&
         cat \$p.cg && $SAME \$p.json callgrind \$p.cg || return 1
@@ -146,13 +150,13 @@ test_expect "callgrind (callgrind_annotate): the same self and inclusive cost as
 "
 
 test_expect "dot: the same self and total per node as the report" "
-    for p in u s; do
+    for p in u s c; do
         $CGPROF export -f dot -t 0 -o \$p.dot \$p.data && $SAME \$p.json dot \$p.dot || return 1
     done
 "
 
 test_expect "html: the page's data has the same self, total and calls (blank: none counted) as the report" "
-    for p in u s; do
+    for p in u s c; do
         $CGPROF export -f html -o \$p.html \$p.data && $SAME \$p.json html \$p.html || return 1
     done
 "

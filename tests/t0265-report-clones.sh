@@ -3,8 +3,9 @@
 # tests/progs/clones.c's hot functions into heavy.constprop.0 and
 # split_work.part.0; a cgprof profile names them as perf does and gives
 # them their own time and calls, checked against what the program measures
-# of itself (CPU time of the calls, how often the body ran).  gmon.out
-# read with -b keeps gprof's symbol rules: the same text as GNU gprof.
+# of itself (CPU time of the calls, how often the body ran) and against
+# perf.  Stripped, its code is [clones_s], never the symbol before it.
+# gmon.out read with -b keeps gprof's symbol rules: GNU gprof's text.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || { test_skip "t0265" "no python3"; test_done; exit; }
@@ -13,7 +14,21 @@ cd "$WORK" || exit 1
 for c in heavy.constprop.0 split_work.part.0; do
     nm clones | grep -q " t $c\$" || {
         test_skip "t0265: clones named and timed" "gcc made no $c: $(gcc --version | head -n 1)"
-        # perf names a clone by its symbol too: the same names and, over the
+        test_expect "a stripped executable: its unnamed code is [clones_s], not a PLT stub or a neighbour" "
+    gcc -O2 -pg -s $PROGS/clones.c -o clones_s && $CGPROF record -o s.data ./clones_s >s.truth &&
+    $CGPROF report --json s.data >s.json && python3 -c \"
+import json, sys
+d = json.load(open('s.json'))
+t = [float(x) for x in open('s.truth').read().split()]
+f = {x['name']: x for x in d['functions']}
+own = f.get('[clones_s]', {}).get('self_seconds', 0) / d['total_seconds']
+want = (t[0] + t[1]) / t[2]
+print('[clones_s] %.3f of the time, the program measured %.3f in its own code' % (own, want))
+bad = [n for n in f if n.endswith('@plt') and f[n]['self_seconds'] > 0.01 * d['total_seconds']]
+sys.exit(1 if abs(own - want) > 0.05 or bad else 0)\"
+"
+
+# perf names a clone by its symbol too: the same names and, over the
 # program's own samples, the same shares within 5 points
 if ! command -v perf >/dev/null; then
     test_skip "perf names the clones as cgprof does" "no perf"
@@ -105,6 +120,20 @@ test_expect "gmon.out with -b keeps gprof's symbol rules (the same text as GNU g
     rm -f gmon.out && $CGPROF record --format gmon ./clones >/dev/null &&
     gprof -b -p clones gmon.out >gprof.txt && $CGPROF report -b -p clones gmon.out >cg.txt &&
     diff -u gprof.txt cg.txt
+"
+
+test_expect "a stripped executable: its unnamed code is [clones_s], not a PLT stub or a neighbour" "
+    gcc -O2 -pg -s $PROGS/clones.c -o clones_s && $CGPROF record -o s.data ./clones_s >s.truth &&
+    $CGPROF report --json s.data >s.json && python3 -c \"
+import json, sys
+d = json.load(open('s.json'))
+t = [float(x) for x in open('s.truth').read().split()]
+f = {x['name']: x for x in d['functions']}
+own = f.get('[clones_s]', {}).get('self_seconds', 0) / d['total_seconds']
+want = (t[0] + t[1]) / t[2]
+print('[clones_s] %.3f of the time, the program measured %.3f in its own code' % (own, want))
+bad = [n for n in f if n.endswith('@plt') and f[n]['self_seconds'] > 0.01 * d['total_seconds']]
+sys.exit(1 if abs(own - want) > 0.05 or bad else 0)\"
 "
 
 # perf names a clone by its symbol too: the same names and, over the

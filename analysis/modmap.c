@@ -3,9 +3,18 @@
  * and arcs -- by giving each module its own slice of a synthetic address
  * space.  Library functions are named "name [libfoo.so.1]".
  *
- * Every sample lands on a symbol: a pc in a module with no symbol there
- * goes to the module's own entry "[libfoo.so.1]", and a pc in no module to
- * "[unknown]", so the flat profile's total is the whole profile.
+ * Every function symbol is a function, in the executable as in libraries:
+ * GCC's clones (heavy.constprop.0, f.part.0, f.isra.0, f.cold,
+ * f.lto_priv.0) keep their own names, as perf names them, rather than
+ * gprof's rule giving their bytes to the symbol before them (that rule
+ * stays for gmon.out, read with symtab.c directly); PLT stubs are
+ * "free@plt".  Each symbol with a size owns only its own bytes.
+ *
+ * Every sample, arc and stack frame lands on a symbol (modmap_owned): a
+ * pc in a module with no symbol there goes to the module's own entry
+ * "[libfoo.so.1]", and a pc in no module to "[unknown]", so the flat
+ * profile's total is the whole profile and a frame with no symbol keeps
+ * its place in its stack.
  */
 #include "modmap.h"
 #include "disasm.h"
@@ -181,9 +190,8 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     int main_mod = (m->flags & CGDATA_MOD_MAIN) != 0;
     struct symtab st;
     memset(&st, 0, sizeof st);
-    /* libraries: every function name, each over its own bytes only; the
-     * executable: gprof's rules */
-    unsigned lflags = main_mod ? flags : flags | SYMTAB_ANY_NAME | SYMTAB_SIZES;
+    /* every function name (clones too), each over its own bytes only */
+    unsigned lflags = flags | SYMTAB_ANY_NAME | SYMTAB_SIZES | SYMTAB_PLT;
     int runtime = strncmp(base_name(m->path), "libcgprof.", 10) == 0;
     if (load_module_syms(m, lflags, &st, err, sizeof err) != 0) {
         fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", m->path, err);
@@ -248,13 +256,16 @@ int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t 
     return 0;
 }
 
-/* PC, or when no symbol holds it (a gap between sized library symbols,
- * bytes past the last), its module's own entry at the slice's start. */
-static uint64_t owned(const struct symtab *st, uint64_t pc)
+uint64_t modmap_owned(const struct symtab *st, uint64_t pc)
 {
     if (symtab_lookup(st, pc) >= 0)
         return pc;
     return pc & ~(((uint64_t)1 << SLICE_SHIFT) - 1);
+}
+
+static uint64_t owned(const struct symtab *st, uint64_t pc)
+{
+    return modmap_owned(st, pc);
 }
 
 static void mark(const struct symtab *st, unsigned char *used, uint64_t pc)
@@ -275,7 +286,8 @@ static void drop_unused(struct modmap *mm, const struct cgdata *d, uint64_t main
         return;                             /* keep them all */
     for (size_t i = 0; i < d->nstacks; i++) /* every frame of the sampled stacks */
         if (d->stacks[i].module != CGDATA_CUT_MODULE)
-            mark(&mm->st, used, modmap_pc(d, d->stacks[i].module, d->stacks[i].addr));
+            mark(&mm->st, used,
+                 owned(&mm->st, modmap_pc(d, d->stacks[i].module, d->stacks[i].addr)));
     for (size_t i = 0; i < mm->nsamples; i++)
         mark(&mm->st, used, mm->samples[i].pc);
     for (size_t i = 0; i < mm->gd.narcs; i++) {
@@ -370,7 +382,7 @@ int modmap_static_calls(const struct modmap *mm, const struct cgdata *d, unsigne
     if (k == d->nmodules)
         return 0;
     struct symtab own;
-    if (symtab_load_flags(&own, d->modules[k].path, sym_flags, err, errsz) != 0)
+    if (symtab_load_flags(&own, d->modules[k].path, sym_flags | SYMTAB_ANY_NAME, err, errsz) != 0)
         return -1;
     /* the whole text counts, as a histogram covering everything would */
     struct gmon_hist all = {0};

@@ -29,6 +29,11 @@ void modmap_free(struct modmap *mm);
 /* The address in MM's symbol table of ADDR in D's module MODULE (samples,
  * arcs and stack frames alike); 0, "[unknown]", for no known module. */
 uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr);
+/* The pc standing for PC in ST (modmap's table): PC itself when a symbol
+ * holds it, else its module's own entry "[libfoo.so]" (slice 0's being
+ * "[unknown]").  Samples, arcs and stack frames all go through it, so no
+ * pc is left without a function and none is named after a neighbour. */
+uint64_t modmap_owned(const struct symtab *st, uint64_t pc);
 /* The other way: the module and address there of PC in MM's symbol
  * table.  0, or -1 for a pc in no module ("[unknown]"). */
 int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t *addr);

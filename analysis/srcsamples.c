@@ -145,8 +145,10 @@ int src_sites_build(struct src_sites *out, const struct cgdata *d, const struct 
     for (size_t i = 0; i < d->narcs; i++) {
         const struct cgdata_arc *a = &d->arcs[i];
         uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
-        long caller = symtab_lookup(st, from);
-        long callee = symtab_lookup(st, modmap_pc(d, a->self_module, a->self_addr));
+        /* the functions as the call graph's arcs have them (modmap_owned) */
+        long caller = symtab_lookup(st, modmap_owned(st, from));
+        long callee =
+            symtab_lookup(st, modmap_owned(st, modmap_pc(d, a->self_module, a->self_addr)));
         const char *file;
         unsigned line;
         if (caller < 0 || callee < 0 || !from || !linemap_find(lm, from - 1, &file, &line))

@@ -6,9 +6,11 @@
  * A stack is the path from a node of the tree to its root, leaf first; a
  * node's count is the samples whose stack ends there.  Frames are
  * symbolized with the call graph's own symbol table (modmap's), so a
- * frame names the same function as a sample or an arc does.  Frames in
- * libcgprof's own code, the cut marker and pcs in no symbol are skipped:
- * the frames on either side of them are taken as adjacent.
+ * frame names the same function as a sample or an arc does; a frame in
+ * no symbol is its module's entry "[libfoo.so]" (modmap_owned), a
+ * function like any other, so its time reaches its callers.  Frames in
+ * libcgprof's own code and the cut marker are skipped: the frames on
+ * either side of them are taken as adjacent.
  *
  * Definitions, for the samples that count (below), each weighted by its
  * count:
@@ -157,7 +159,7 @@ int stacks_prepare(struct stacks *s, const struct cgdata *d, const struct symtab
         }
         s->fn[i] = -1;
         if (x->module != CGDATA_CUT_MODULE)
-            s->fn[i] = symtab_lookup(st, modmap_pc(d, x->module, x->addr));
+            s->fn[i] = symtab_lookup(st, modmap_owned(st, modmap_pc(d, x->module, x->addr)));
         s->skip[i] = s->fn[i] < 0 || st->syms[s->fn[i]].is_runtime;
     }
     free(depth);

@@ -101,10 +101,12 @@ static int add_node(struct ex_model *m, size_t *cap, int parent, int func, uint6
     return 0;
 }
 
-/* The function holding PC, or -1 when the report leaves it out. */
+/* The function holding PC, as the report finds it: for a cgprof profile
+ * a pc in no symbol is its module's entry "[libfoo.so]" (modmap_owned),
+ * never the symbol before it.  -1 only for a pc the table cannot hold. */
 static int func_of(const struct ex_model *m, uint64_t pc)
 {
-    long j = symtab_lookup(m->st, pc);
+    long j = symtab_lookup(m->st, m->d ? modmap_owned(m->st, pc) : pc);
     return j >= 0 ? (int)j : -1;
 }
 
@@ -114,25 +116,35 @@ static int build_nodes(struct ex_model *m)
     const struct cgdata *d = m->d;
     const struct callgraph *g = m->g;
     if (d && d->has_stacks) {
+        /* as the report's stacks (stacks.c): libcgprof's own frames are
+         * not the program's -- a frame of it between two others is left
+         * out (they are adjacent), a stack ending in it is not counted */
         m->has_stacks = 1;
-        for (size_t i = 0; i < d->nstacks; i++) {
+        int *node_of = malloc((d->nstacks + 1) * sizeof *node_of); /* stack node -> ours */
+        if (!node_of)
+            return -1;
+        int rc = 0;
+        for (size_t i = 0; rc == 0 && i < d->nstacks; i++) {
             const struct cgdata_stack_node *s = &d->stacks[i];
-            int parent = s->parent == CGDATA_NO_PARENT ? -1 : (int)s->parent;
+            int parent = s->parent == CGDATA_NO_PARENT ? -1 : node_of[s->parent];
             if (s->module == CGDATA_CUT_MODULE) {
-                if (add_node(m, &cap, parent, EX_TRUNCATED, 0, (double)s->count) != 0)
-                    return -1;
+                node_of[i] = (int)m->nnodes;
+                rc = add_node(m, &cap, parent, EX_TRUNCATED, 0, (double)s->count);
                 continue;
             }
             uint64_t pc = modmap_pc(d, s->module, s->addr);
             int f = func_of(m, pc);
-            double c = (double)s->count;
-            if (f < 0 || g->nodes[f].excluded)
-                c = 0; /* libcgprof's own mcount, out of the total as in the report */
-            if (f < 0)
-                f = 0;
-            if (add_node(m, &cap, parent, f, pc, c) != 0)
-                return -1;
+            if (f < 0 || m->st->syms[f].is_runtime) {
+                node_of[i] = parent; /* its samples are left out, as the report does */
+                continue;
+            }
+            double c = g->nodes[f].excluded ? 0 : (double)s->count;
+            node_of[i] = (int)m->nnodes;
+            rc = add_node(m, &cap, parent, f, pc, c);
         }
+        free(node_of);
+        if (rc != 0)
+            return -1;
     } else if (d) {
         for (size_t i = 0; i < d->nsamples; i++) {
             uint64_t pc = modmap_pc(d, d->samples[i].module, d->samples[i].addr);

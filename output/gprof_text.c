@@ -385,9 +385,13 @@ static void print_primary(struct pr *p, const struct cg_node *n, double print_ti
     char buf[32];
     double hz = p->g->rate;
     snprintf(buf, sizeof buf, "[%d]", n->index);
-    fprintf(p->out, "%-6.6s %5.1f %7.2f %*.2f", buf,
-            100 * (n->prop_self + n->prop_child) / print_time, n->prop_self / hz, p->cw,
-            n->prop_child / hz);
+    /* measured: the share of samples with the function on the stack (its
+     * inclusive time, as the exports and --json give it), which for a
+     * cycle member is more than its self and children (those outside the
+     * cycle); estimated: gprof's self + children */
+    double shown = p->g->measured ? n->incl_time : n->prop_self + n->prop_child;
+    fprintf(p->out, "%-6.6s %5.1f %7.2f %*.2f", buf, 100 * shown / print_time, n->prop_self / hz,
+            p->cw, n->prop_child / hz);
     if (n->ncalls + n->self_calls != 0)
         print_calls(p, n, " ");
     else

@@ -8,7 +8,9 @@
  * profile had them); f, the functions, each [name, self, total, calls,
  * recursive calls, cycle]; t, the stacks merged by function as triples
  * (parent, function, self) with parents first (-1: outermost); a, the
- * calls as quadruples (caller, callee, count, cost).  Costs are samples
+ * calls as quadruples (caller, callee, count, cost).  Calls not counted
+ * (code without -pg, calls seen only in the stacks) are null, shown blank
+ * as the report leaves them.  Costs are samples
  * (events for a counting event).  A function's total and a call's cost
  * are measured from the stacks when the profile has them, else gprof's
  * estimates (the call graph's propagated time). */
@@ -160,13 +162,16 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
         put_num(out, w->self[f]);
         fputc(',', out);
         put_num(out, w->incl[f]);
-        fprintf(out, ",%llu,%llu,%d]", (unsigned long long)n->ncalls,
-                (unsigned long long)n->self_calls, n->cyc_num);
+        if (n->ncalls + n->self_calls) /* none counted: blank, as in the report */
+            fprintf(out, ",%llu,%llu,%d]", (unsigned long long)n->ncalls,
+                    (unsigned long long)n->self_calls, n->cyc_num);
+        else
+            fprintf(out, ",null,null,%d]", n->cyc_num);
     }
     if (w->truncated >= 0) {
         fputs(k++ ? ",\n[" : "[", out);
         put_json_string(out, "[truncated]");
-        fputs(",0,0,0,0,0]", out);
+        fputs(",0,0,null,null,0]", out);
     }
     fputs("],\n\"t\":[", out);
     for (size_t i = 0; i < nt; i++) {
@@ -191,7 +196,7 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
                 (unsigned long long)a->count);
         put_num(out, cost);
     }
-    /* calls seen only in the stacks (no -pg arc): count 0 */
+    /* calls seen only in the stacks (no -pg arc): count null, not counted */
     for (size_t j = 0; j < ne; j++) {
         int from = e[j].caller >= 0 ? w->idx[e[j].caller] : w->truncated;
         size_t i = 0;
@@ -200,7 +205,7 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
             i++;
         if (i < g->narcs || from < 0 || w->idx[e[j].callee] < 0)
             continue;
-        fprintf(out, "%s%d,%d,0,", k++ ? "," : "", from, w->idx[e[j].callee]);
+        fprintf(out, "%s%d,%d,null,", k++ ? "," : "", from, w->idx[e[j].callee]);
         put_num(out, e[j].cost);
     }
     fputc(']', out);

@@ -160,7 +160,7 @@
       td.appendChild(a);
       r.appendChild(td);
       [fmt(f.self), pct(f.self), fmt(f.incl), pct(f.incl), f.calls, f.selfCalls].forEach(function (v) {
-        r.appendChild(el('td', {}, String(v)));
+        r.appendChild(el('td', {}, v === null ? '' : String(v)));
       });
       tb.appendChild(r);
     });
@@ -198,7 +198,7 @@
       var td = el('td', { 'class': 'name' });
       td.appendChild(el('a', { href: '#', 'data-id': f.id }, f.name));
       r.appendChild(td);
-      r.appendChild(el('td', {}, String(a.count)));
+      r.appendChild(el('td', {}, a.count === null ? '' : String(a.count)));
       r.appendChild(el('td', {}, fmt(a.cost)));
       r.appendChild(el('td', {}, pct(a.cost)));
       t.appendChild(r);
@@ -214,7 +214,7 @@
     var h = el('h2');
     h.appendChild(el('span', { 'class': 'fn' }, f.name));
     h.appendChild(document.createTextNode(': self ' + fmt(f.self) + ' (' + pct(f.self) + '), total ' +
-      fmt(f.incl) + ' (' + pct(f.incl) + '), ' + f.calls + ' calls' +
+      fmt(f.incl) + ' (' + pct(f.incl) + '), ' + (f.calls === null ? 'calls not counted' : f.calls + ' calls') +
       (f.selfCalls ? ' + ' + f.selfCalls + ' recursive' : '') + (f.cycle ? ', cycle ' + f.cycle : '')));
     v.appendChild(h);
     v.appendChild(arcTable('Callers', f.callers, 'from'));

@@ -5,7 +5,8 @@
  *   mkstacks IN OUT <SPEC
  *
  * SPEC has one stack a line, "COUNT outer;...;leaf", function names of
- * the main executable, outermost first; "[truncated]" as the first frame
+ * the main executable (clones such as "f.part.0" and PLT stubs such as
+ * "free@plt" too), outermost first; "[truncated]" as the first frame
  * stands for frames cut at the depth limit.  OUT gets SAMPLES at the
  * leaves' pcs and a STACKS tree whose node counts are exactly SPEC's, and
  * TOTALS to match; the arcs from outside the executable (libc's call of
@@ -94,7 +95,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < d.nmodules; i++)
         if (d.modules[i].flags & CGDATA_MOD_MAIN)
             main_mod = &d.modules[i];
-    if (!main_mod || symtab_load(&st, main_mod->path, err, sizeof err) != 0) {
+    if (!main_mod || symtab_load_flags(&st, main_mod->path, SYMTAB_PLT | SYMTAB_ANY_NAME, err,
+                                       sizeof err) != 0) {
         fprintf(stderr, "mkstacks: no executable: %s\n", main_mod ? err : "");
         return 1;
     }

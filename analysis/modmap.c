@@ -8,6 +8,7 @@
  * "[unknown]", so the flat profile's total is the whole profile.
  */
 #include "modmap.h"
+#include "escape.h"
 #include "disasm.h"
 #include "elffile.h"
 
@@ -186,7 +187,8 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     unsigned lflags = main_mod ? flags : flags | SYMTAB_ANY_NAME | SYMTAB_SIZES;
     int runtime = strncmp(base_name(m->path), "libcgprof.", 10) == 0;
     if (load_module_syms(m, lflags, &st, err, sizeof err) != 0) {
-        fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", m->path, err);
+        fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", esc_text(m->path),
+                esc_text(err));
     } else {
         unsigned char bid[64];
         size_t blen = m->image ? 0 : file_build_id(m->path, bid, sizeof bid);
@@ -195,7 +197,7 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
             fprintf(warn,
                     "cgprof report: warning: %s is not the file that was profiled (its "
                     "build-id differs); its functions may be misnamed\n",
-                    m->path);
+                    esc_text(m->path));
         for (size_t i = 0; i < st.n; i++) {
             const struct symtab_sym *s = &st.syms[i];
             if (main_mod)

@@ -36,7 +36,8 @@ static void export_usage(FILE *f)
         "                        the time (default 0.5; 0 keeps everything)\n"
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
-        "  -h, --help            this help\n",
+        "  -h, --help            this help\n"
+        "  -v, -V, --version     the version\n",
         f);
 }
 
@@ -78,6 +79,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"no-static", no_argument, NULL, 'a'},
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -86,7 +88,12 @@ static int parse_args(int argc, char **argv, struct export_args *a)
     opterr = 0;
     a->demangle = 1;
     a->opts.threshold = 0.5;
-    while ((c = getopt_long(argc, argv, "+f:o:t:ah", longopts, NULL)) != -1) {
+    for (;;) {
+        /* the argument being read, for messages (with '+', never permuted) */
+        const char *cur = optind < argc ? argv[optind] : NULL;
+        c = getopt_long(argc, argv, "+f:o:t:ahvV", longopts, NULL);
+        if (c == -1)
+            break;
         switch (c) {
         case 'f':
             a->fmt = parse_format(optarg);
@@ -118,15 +125,12 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         case 'h':
             export_usage(stdout);
             return -1;
+        case 'v':
+        case 'V':
+            printf("cgprof %s\n", CGPROF_VERSION);
+            return -1;
         default:
-            if (optopt && strchr("fot", optopt))
-                fprintf(stderr, "cgprof export: option '-%c' needs an argument\n", optopt);
-            else if (optopt)
-                fprintf(stderr, "cgprof export: unknown option '-%c' (try 'cgprof export -h')\n",
-                        optopt);
-            else
-                fprintf(stderr, "cgprof export: unknown option '%s' (try 'cgprof export -h')\n",
-                        argv[optind - 1]);
+            cli_bad_option("cgprof export", cur, optopt, "fot");
             return 2;
         }
     }

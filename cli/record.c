@@ -40,7 +40,7 @@ static void record_usage(FILE *f)
           "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
           "      --no-stacks    sample pcs only, without call stacks (cgprof format;\n"
           "                     the default records each sample's call stack)\n"
-          "  -V, --version      the version\n",
+          "  -v, -V, --version  the version\n",
           f);
 }
 
@@ -222,7 +222,7 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             *rc = 0;
             return -1;
         }
-        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+        if (strcmp(a, "-V") == 0 || strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
             printf("cgprof %s\n", CGPROF_VERSION);
             *rc = 0;
             return -1;

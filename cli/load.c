@@ -225,13 +225,25 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
         return 1;
     }
     if (d->nsamples == 0) { /* say why the profile is empty rather than print nothing */
+        /* the CPU used while sampled: thread clocks carry the time before
+         * an exec and the loader's, which no sample could stand for */
         double cpu = 0;
         for (size_t i = 0; i < d->nthreads; i++)
-            cpu += (double)d->threads[i].cpu_ns / 1e6;
-        fprintf(stderr,
-                "%s: note: %s holds no samples (the program used %.1f ms of CPU; "
-                "sampling was off with -F 0, or the event never fired)%s\n",
-                cmd, path, cpu, d->narcs ? "" : " and no call counts (it was not built with -pg)");
+            cpu += (double)d->threads[i].cpu_ns;
+        cpu -=
+            (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns + d->runtime.before_cpu_ns);
+        const char *nocalls = d->narcs ? "" : " and no call counts (it was not built with -pg)";
+        if (cpu > 0 && d->timed)
+            fprintf(stderr,
+                    "%s: note: %s holds no samples (its threads used %.1f ms of CPU while "
+                    "sampled at %llu Hz: %.1f samples' worth)%s\n",
+                    cmd, esc_text(path), cpu / 1e6, (unsigned long long)d->rate,
+                    cpu / 1e9 * (double)d->rate, nocalls);
+        else /* -F 0 keeps no thread clocks: no CPU time to tell */
+            fprintf(stderr,
+                    "%s: note: %s holds no samples (sampling was off with -F 0, or the event "
+                    "never fired)%s\n",
+                    cmd, esc_text(path), nocalls);
     }
     if (d->lost_samples)
         fprintf(stderr, "%s: warning: %llu samples were lost by the runtime\n", cmd,
@@ -250,7 +262,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
         if (j >= 0 && mm->st.syms[j].is_runtime)
             own += (double)mm->samples[i].count;
     }
-    if (own > 0 && !quiet)
+    if (own > 0 && !quiet && 100 * own / all >= 0.05) /* never "0.0%" */
         fprintf(stderr,
                 "%s: note: %.1f%% of the samples were in libcgprof's call counting "
                 "(mcount), left out of the profile as gprof leaves out mcount\n",

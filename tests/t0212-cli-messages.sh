@@ -60,9 +60,33 @@ test_expect "--propagate=measured of a profile without stacks: a note says the t
     $CGPROF report -b -q nostacks.data >d.out 2>d.err && ! grep -q 'propagate' d.err && cmp m.out d.out
 "
 
+# (true, not calls: 100000 samples a second of a program that runs for
+# seconds is minutes of CPU on a busy machine)
 test_expect "-F at its documented limits: 100000 is taken, 100001 refused" "
-    $CGPROF record -F 100000 -o f.data ./calls >/dev/null 2>err && test -s f.data &&
+    $CGPROF record -F 100000 -o f.data true 2>err && test -s f.data &&
     one_line 2 '100001' $CGPROF record -F 100001 ./calls
+"
+
+# endings.c prints "cpu N", the ms of CPU its thread has used; the thread
+# clock runs on across exec, so the exec'd image's own CPU is the
+# difference of the two images' figures.
+gcc -O2 -pg -pthread "$PROGS/endings.c" -o "$WORK/endings" || exit 1
+# note_ms FILE: the ms of CPU an empty profile's note says were used
+note_ms() {
+    sed -n '/holds no samples/ s/.*[^0-9.]\([0-9][0-9.]*\) ms of CPU.*/\1/p' "$1"
+}
+
+test_expect "record -F 0: the note names no CPU figure it does not have" "
+    $CGPROF record -F 0 -o f0.data ./endings exit 50 2>rec && $CGPROF report -b f0.data >/dev/null 2>err &&
+    cat rec err && grep -q 'f0.data holds no samples (sampling was off with -F 0' err && ! grep -q 'used.*ms of CPU' err
+"
+
+test_expect "after exec: a note on the new image counts only its own CPU, not the time before the exec" "
+    $CGPROF record -o ex.data ./endings exec-self 150 2>rec && cat rec && test -f ex.data.exec1 &&
+    own=\$(awk '/^cpu / { c[++n] = \$2 } END { print c[2] - c[1] }' rec) &&
+    $CGPROF report -b ex.data.exec1 >/dev/null 2>err; cat err; echo \"own CPU \$own ms\" &&
+    ms=\$(note_ms err) && echo \"note: \${ms:-none}\" &&
+    if [ -n \"\$ms\" ]; then awk -v m=\"\$ms\" -v o=\"\$own\" 'BEGIN { exit !(m <= o + 5) }'; fi
 "
 
 test_done

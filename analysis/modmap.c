@@ -17,6 +17,7 @@
  * its place in its stack.
  */
 #include "modmap.h"
+#include "escape.h"
 #include "disasm.h"
 #include "elffile.h"
 
@@ -194,7 +195,8 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     unsigned lflags = flags | SYMTAB_ANY_NAME | SYMTAB_SIZES | SYMTAB_PLT;
     int runtime = strncmp(base_name(m->path), "libcgprof.", 10) == 0;
     if (load_module_syms(m, lflags, &st, err, sizeof err) != 0) {
-        fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", m->path, err);
+        fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", esc_text(m->path),
+                esc_text(err));
     } else {
         unsigned char bid[64];
         size_t blen = m->image ? 0 : file_build_id(m->path, bid, sizeof bid);
@@ -203,7 +205,7 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
             fprintf(warn,
                     "cgprof report: warning: %s is not the file that was profiled (its "
                     "build-id differs); its functions may be misnamed\n",
-                    m->path);
+                    esc_text(m->path));
         for (size_t i = 0; i < st.n; i++) {
             const struct symtab_sym *s = &st.syms[i];
             if (main_mod)

@@ -12,4 +12,9 @@ int cmd_export(int argc, char **argv);
  * the exit status after a message (cli/progcheck.c). */
 int record_check_prog(const char *prog, int gmon_format);
 
+/* One line on stderr for an option getopt_long refused: CUR is the
+ * argument it was reading (argv[optind] before the call), OPTOPT getopt's,
+ * NEEDS_VALUE the short options that take one (cli/opts.c). */
+void cli_bad_option(const char *cmd, const char *cur, int optopt, const char *needs_value);
+
 #endif

@@ -36,7 +36,8 @@ static void export_usage(FILE *f)
         "                        the time (default 0.5; 0 keeps everything)\n"
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
-        "  -h, --help            this help\n",
+        "  -h, --help            this help\n"
+        "  -v, -V, --version     the version\n",
         f);
 }
 
@@ -78,6 +79,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"no-static", no_argument, NULL, 'a'},
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -86,7 +88,12 @@ static int parse_args(int argc, char **argv, struct export_args *a)
     opterr = 0;
     a->demangle = 1;
     a->opts.threshold = 0.5;
-    while ((c = getopt_long(argc, argv, "+f:o:t:ah", longopts, NULL)) != -1) {
+    for (;;) {
+        /* the argument being read, for messages (with '+', never permuted) */
+        const char *cur = optind < argc ? argv[optind] : NULL;
+        c = getopt_long(argc, argv, "+f:o:t:ahvV", longopts, NULL);
+        if (c == -1)
+            break;
         switch (c) {
         case 'f':
             a->fmt = parse_format(optarg);
@@ -118,15 +125,12 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         case 'h':
             export_usage(stdout);
             return -1;
+        case 'v':
+        case 'V':
+            printf("cgprof %s\n", CGPROF_VERSION);
+            return -1;
         default:
-            if (optopt && strchr("fot", optopt))
-                fprintf(stderr, "cgprof export: option '-%c' needs an argument\n", optopt);
-            else if (optopt)
-                fprintf(stderr, "cgprof export: unknown option '-%c' (try 'cgprof export -h')\n",
-                        optopt);
-            else
-                fprintf(stderr, "cgprof export: unknown option '%s' (try 'cgprof export -h')\n",
-                        argv[optind - 1]);
+            cli_bad_option("cgprof export", cur, optopt, "fot");
             return 2;
         }
     }
@@ -157,8 +161,32 @@ static int write_format(FILE *out, const struct export_args *a, const struct ex_
     }
 }
 
+/* Writes the export in place: for what is not a regular file (a
+ * character device such as /dev/null, a FIFO, a terminal) replacing it
+ * would be wrong, and a failure there leaves nothing to clean. */
+static int write_in_place(const struct export_args *a, const struct ex_model *m)
+{
+    char err[ERR_LEN] = "";
+    FILE *out = fopen(a->output, "w");
+    if (!out) {
+        fprintf(stderr, "cgprof export: %s: %s\n", a->output, strerror(errno));
+        return 1;
+    }
+    int rc = write_format(out, a, m, err);
+    int saved = errno;
+    if (fclose(out) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0)
+        fprintf(stderr, "cgprof export: %s: %s\n", a->output, err[0] ? err : strerror(saved));
+    return rc == 0 ? 0 : 1;
+}
+
 /* Writes the export to a temporary file beside the output and renames it
- * into place, so that a failure leaves no partial file. */
+ * into place, so that a failure leaves no partial file.  Only a regular
+ * file (or a new one) is replaced so: a symbolic link is followed to the
+ * file it names, and anything else is written in place. */
 static int write_output(const struct export_args *a, const struct ex_model *m)
 {
     char err[ERR_LEN] = "";
@@ -169,20 +197,36 @@ static int write_output(const struct export_args *a, const struct ex_model *m)
         fprintf(stderr, "cgprof export: %s\n", err[0] ? err : "error writing to standard output");
         return 1;
     }
-    size_t len = strlen(a->output);
+    struct stat st;
+    int exists = stat(a->output, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode))
+        return write_in_place(a, m);
+    char *target = NULL; /* the file a symbolic link names */
+    struct stat lst;
+    if (lstat(a->output, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        target = realpath(a->output, NULL);
+        if (!target) /* dangling: writing through it creates its file */
+            return write_in_place(a, m);
+    }
+    const char *path = target ? target : a->output;
+    size_t len = strlen(path);
     char *tmp = malloc(len + 16);
-    if (!tmp)
+    if (!tmp) {
+        free(target);
         return 1;
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", a->output);
+    }
+    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         fprintf(stderr, "cgprof export: %s: %s\n", a->output, strerror(errno));
         free(tmp);
+        free(target);
         return 1;
     }
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask); /* as fopen would create it */
+    /* a file replaced keeps its permissions; a new one gets fopen's */
+    fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
     FILE *out = fdopen(fd, "w");
     int rc = out ? write_format(out, a, m, err) : -1;
     int saved = errno;
@@ -192,7 +236,7 @@ static int write_output(const struct export_args *a, const struct ex_model *m)
     } else if (!out) {
         close(fd);
     }
-    if (rc == 0 && rename(tmp, a->output) != 0) {
+    if (rc == 0 && rename(tmp, path) != 0) {
         rc = -1;
         saved = errno;
     }
@@ -204,6 +248,7 @@ static int write_output(const struct export_args *a, const struct ex_model *m)
             fprintf(stderr, "cgprof export: %s: %s\n", a->output, strerror(saved));
     }
     free(tmp);
+    free(target);
     return rc == 0 ? 0 : 1;
 }
 

@@ -3,6 +3,7 @@
  * report and export share it, so both read a profile the same way. */
 #include "load.h"
 #include "cgsum.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +45,34 @@ static int cgdata_is_newer(void)
            (c.st_mtim.tv_sec == g.st_mtim.tv_sec && c.st_mtim.tv_nsec >= g.st_mtim.tv_nsec);
 }
 
+/* With no arguments and cgprof.data not chosen: gmon.out with a.out, as
+ * gprof reads them.  Says which file is read when cgprof.data is there
+ * too, and what is missing when the pair is not there; 1 if it is not. */
+static int no_default_profile(const char *cmd)
+{
+    struct stat st;
+    int gmon = stat("gmon.out", &st) == 0;
+    int cg = is_cgdata_file("cgprof.data");
+    if (!gmon) {
+        fprintf(stderr,
+                "%s: no profile here: neither cgprof.data nor gmon.out in this directory "
+                "(make one with 'cgprof record PROG', or name the files)\n",
+                cmd);
+        return 1;
+    }
+    if (stat("a.out", &st) != 0) {
+        fprintf(stderr,
+                "%s: gmon.out%s is read with its program, a.out by default, and there is no "
+                "a.out here: name it (%s PROG gmon.out)\n",
+                cmd, cg ? " (newer than cgprof.data)" : "", cmd);
+        return 1;
+    }
+    if (cg)
+        fprintf(stderr, "%s: note: reading gmon.out with a.out: it is newer than cgprof.data\n",
+                cmd);
+    return 0;
+}
+
 int load_pick_inputs(struct load_inputs *a, int n, char **args, const char *cmd)
 {
     static char *dflt[] = {"cgprof.data"};
@@ -54,6 +83,8 @@ int load_pick_inputs(struct load_inputs *a, int n, char **args, const char *cmd)
         a->nfiles = 1;
         return 0;
     }
+    if (n == 0 && no_default_profile(cmd))
+        return 2;
     if (n >= 1 && is_cgdata_file(args[0])) {
         a->cgdata = 1;
         a->files = args;
@@ -193,7 +224,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
     struct cgdata *d = &p->d;
     const char *path = files[0];
     if (read_cgdata_sum(d, files, nfiles, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s\n", cmd, err);
+        fprintf(stderr, "%s: %s\n", cmd, esc_text(err));
         return 1;
     }
     for (size_t i = 0; prog && i < d->nmodules; i++)
@@ -207,17 +238,29 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
             d->modules[i].path = copy;
         }
     if (modmap_build(&p->mm, d, sym_flags, stderr, err, sizeof err) != 0) {
-        fprintf(stderr, "%s: %s: %s\n", cmd, path, err);
+        fprintf(stderr, "%s: %s: %s\n", cmd, esc_text(path), esc_text(err));
         return 1;
     }
     if (d->nsamples == 0) { /* say why the profile is empty rather than print nothing */
+        /* the CPU used while sampled: thread clocks carry the time before
+         * an exec and the loader's, which no sample could stand for */
         double cpu = 0;
         for (size_t i = 0; i < d->nthreads; i++)
-            cpu += (double)d->threads[i].cpu_ns / 1e6;
-        fprintf(stderr,
-                "%s: note: %s holds no samples (the program used %.1f ms of CPU; "
-                "sampling was off with -F 0, or the event never fired)%s\n",
-                cmd, path, cpu, d->narcs ? "" : " and no call counts (it was not built with -pg)");
+            cpu += (double)d->threads[i].cpu_ns;
+        cpu -=
+            (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns + d->runtime.before_cpu_ns);
+        const char *nocalls = d->narcs ? "" : " and no call counts (it was not built with -pg)";
+        if (cpu > 0 && d->timed)
+            fprintf(stderr,
+                    "%s: note: %s holds no samples (its threads used %.1f ms of CPU while "
+                    "sampled at %llu Hz: %.1f samples' worth)%s\n",
+                    cmd, esc_text(path), cpu / 1e6, (unsigned long long)d->rate,
+                    cpu / 1e9 * (double)d->rate, nocalls);
+        else /* -F 0 keeps no thread clocks: no CPU time to tell */
+            fprintf(stderr,
+                    "%s: note: %s holds no samples (sampling was off with -F 0, or the event "
+                    "never fired)%s\n",
+                    cmd, esc_text(path), nocalls);
     }
     if (d->lost_samples)
         fprintf(stderr, "%s: warning: %llu samples were lost by the runtime\n", cmd,
@@ -236,7 +279,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
         if (j >= 0 && mm->st.syms[j].is_runtime)
             own += (double)mm->samples[i].count;
     }
-    if (own > 0 && !quiet)
+    if (own > 0 && !quiet && 100 * own / all >= 0.05) /* never "0.0%" */
         fprintf(stderr,
                 "%s: note: %.1f%% of the samples were in libcgprof's call counting "
                 "(mcount), left out of the profile as gprof leaves out mcount\n",

@@ -9,7 +9,9 @@
  *  - a static program without libcgprof.a linked in: there is no dynamic
  *    loader to preload the runtime;
  *  - --format gmon for a program not built with -pg: a gmon.out holds a
- *    -pg program's profile, and there would be none.
+ *    -pg program's profile, and there would be none;
+ *  - a directory, an object file (.o) or a core dump: execvp's "Permission
+ *    denied" or "exec format error" would not say why.
  * Anything that is not an ELF file (a script) is left to execvp.
  */
 #include "cmds.h"
@@ -126,6 +128,11 @@ int record_check_prog(const char *prog, int gmon_format)
     unsigned char id[EI_NIDENT + 4];
     if (resolve(prog, path, sizeof path) != 0)
         return 0; /* execvp says what is missing */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "cgprof record: cannot run %s: it is a directory\n", prog);
+        return 126; /* the shell's status for what cannot be run */
+    }
     FILE *f = fopen(path, "rb");
     size_t got = f ? fread(id, 1, sizeof id, f) : 0;
     if (f)
@@ -143,7 +150,14 @@ int record_check_prog(const char *prog, int gmon_format)
         return 126;
     }
 #endif
-    struct stat st;
+    uint16_t type =
+        (uint16_t)(id[EI_DATA] == ELFDATA2MSB ? id[16] << 8 | id[17] : id[17] << 8 | id[16]);
+    if (type == ET_REL || type == ET_CORE) {
+        fprintf(stderr, "cgprof record: cannot run %s: it is %s, not a program%s\n", prog,
+                type == ET_REL ? "an object file (ELF relocatable)" : "a core dump",
+                type == ET_REL ? " (link it first)" : "");
+        return 126;
+    }
     if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
                                  ((st.st_mode & S_ISGID) && st.st_gid != getegid()))) {
         fprintf(stderr,

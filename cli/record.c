@@ -8,6 +8,7 @@
  */
 #include "cmds.h"
 #include "../runtime/events.h"
+#include "cgdata.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,7 +41,7 @@ static void record_usage(FILE *f)
           "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
           "      --no-stacks    sample pcs only, without call stacks (cgprof format;\n"
           "                     the default records each sample's call stack)\n"
-          "  -V, --version      the version\n",
+          "  -v, -V, --version  the version\n",
           f);
 }
 
@@ -124,6 +125,24 @@ static int same_file_as_program(const char *file, const char *prog)
     return 0;
 }
 
+/* Whether FILE may be replaced by the profile: it is not there, is
+ * empty, is not a regular file (the runtime's business), or is already a
+ * profile -- a cgprof profile or a GNU gmon.out, by their first bytes.
+ * Anything else (-o prog.c) would be destroyed without a word. */
+static int replaceable(const char *file)
+{
+    struct stat st;
+    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 1;
+    unsigned char head[8];
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return 1; /* the runtime says it cannot write it */
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return cgdata_is(head, n) || (n >= 4 && memcmp(head, "gmon", 4) == 0);
+}
+
 /* Opens EV's perf event on this process to see whether the machine counts
  * it: 0, or an errno. */
 static int probe(const struct cg_event *ev)
@@ -204,7 +223,7 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             *rc = 0;
             return -1;
         }
-        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+        if (strcmp(a, "-V") == 0 || strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
             printf("cgprof %s\n", CGPROF_VERSION);
             *rc = 0;
             return -1;
@@ -274,6 +293,18 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
     return i;
 }
 
+/* The profile's file: -o's, else the default name in the directory
+ * record started in, so a program that changes directory still writes
+ * here; NULL when the user's GMON_OUT_PREFIX names the files. */
+static const char *output_file(const struct opts *o)
+{
+    const char *prefix = getenv("GMON_OUT_PREFIX");
+    return o->output                        ? o->output
+           : prefix && *prefix              ? NULL
+           : strcmp(o->format, "gmon") == 0 ? "gmon.out"
+                                            : "cgprof.data";
+}
+
 static int setup_env(const struct opts *o, const char *lib)
 {
     const char *old = getenv("LD_PRELOAD");
@@ -307,14 +338,7 @@ static int setup_env(const struct opts *o, const char *lib)
         snprintf(num, sizeof num, "%llu", (unsigned long long)o->period);
         bad |= setenv("CGPROF_PERIOD", num, 1);
     }
-    /* without -o, the default name in the directory record started in, so
-     * a program that changes directory still writes here (unless the
-     * user's GMON_OUT_PREFIX names the files) */
-    const char *prefix = getenv("GMON_OUT_PREFIX");
-    const char *out = o->output                        ? o->output
-                      : prefix && *prefix              ? NULL
-                      : strcmp(o->format, "gmon") == 0 ? "gmon.out"
-                                                       : "cgprof.data";
+    const char *out = output_file(o);
     if (out) {
         char *abs = absolute(out);
         bad |= !abs || setenv("CGPROF_OUTPUT", abs, 1);
@@ -368,6 +392,14 @@ int cmd_record(int argc, char **argv)
     if (o.output && same_file_as_program(o.output, argv[i])) {
         fprintf(stderr, "cgprof record: -o %s: that is the program itself; choose another file\n",
                 o.output);
+        return 2;
+    }
+    const char *out = output_file(&o);
+    if (out && !replaceable(out)) {
+        fprintf(stderr,
+                "cgprof record: %s exists and is not a profile: it would be replaced; remove it "
+                "or choose another file with -o\n",
+                out);
         return 2;
     }
     if (o.event->kind == CG_EV_ITIMER && o.hz > 100)

@@ -77,7 +77,7 @@ static void report_usage(FILE *f)
           "  --threads                       per-thread totals (cgprof profiles)\n"
           "  --propagate=MODE                a profile with stacks: times 'measured' from the\n"
           "                                  stacks (default), or 'counts': gprof's estimate\n"
-          "  -v, --version                   the version\n"
+          "  -v, -V, --version               the version\n"
           "  -h, --help                      this help\n",
           f);
 }
@@ -108,6 +108,7 @@ struct report_args {
     int threads;               /* --threads */
     int cgdata;                /* the profile is in cgprof's format */
     int counts;                /* --propagate=counts: gprof's estimate even with stacks */
+    int measured;              /* --propagate=measured, asked for by name */
     int lines;                 /* -l: line by line */
     int positional;            /* a symbol spec names a file or a line */
     struct annotate_opts anno; /* -A and its options */
@@ -214,7 +215,7 @@ static int demangle_style(struct report_args *a, const char *style)
 static int add_dirs(struct report_args *a, char *arg);
 
 /* One option; returns 0 to go on, -1 to exit 0 (help), 2 on a usage error. */
-static int one_opt(struct report_args *a, int c, char *arg, char **argv)
+static int one_opt(struct report_args *a, int c, char *arg, const char *cur)
 {
     int ignored;
     switch (c) {
@@ -292,11 +293,13 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
             return 2;
         }
         a->counts = strcmp(arg, "counts") == 0;
+        a->measured = !a->counts;
         return 0;
     case 'h':
         report_usage(stdout);
         return -1;
     case 'v':
+    case 'V':
         printf("cgprof %s\n", CGPROF_VERSION);
         return -1;
     case OPT_INLINE:
@@ -348,14 +351,7 @@ static int one_opt(struct report_args *a, int c, char *arg, char **argv)
         fprintf(stderr, "cgprof report: -%c: not yet supported\n", c);
         return 2;
     default:
-        if (optopt && strchr("eEfFkmnNwIORSt", optopt))
-            fprintf(stderr, "cgprof report: option '-%c' needs an argument\n", optopt);
-        else if (optopt)
-            fprintf(stderr, "cgprof report: unknown option '-%c' (try 'cgprof report -h')\n",
-                    optopt);
-        else
-            fprintf(stderr, "cgprof report: unknown option '%s' (try 'cgprof report -h')\n",
-                    argv[optind - 1]);
+        cli_bad_option("cgprof report", cur, optopt, "eEfFkmnNwIORSt");
         return 2;
     }
 }
@@ -453,11 +449,16 @@ static int parse_args(int argc, char **argv, struct report_args *a)
     a->text.demangle = 1;
     a->anno.min_calls = 1;
     a->anno.table_len = 10;
-    while ((c = getopt_long(argc, argv,
-                            "+aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:"
-                            "Tvw:xyzZ::",
-                            longopts, NULL)) != -1) {
-        int rc = one_opt(a, c, optarg, argv);
+    for (;;) {
+        /* the argument being read, for messages (with '+', never permuted) */
+        const char *cur = optind < argc ? argv[optind] : NULL;
+        c = getopt_long(argc, argv,
+                        "+aA::bcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:"
+                        "TvVw:xyzZ::",
+                        longopts, NULL);
+        if (c == -1)
+            break;
+        int rc = one_opt(a, c, optarg, cur);
         if (rc != 0)
             return rc;
     }
@@ -700,6 +701,15 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         o.event = pcs->event;
     }
     int has_stacks = cd && cd->has_stacks, measured = has_stacks && !a->counts;
+    if (a->measured && !has_stacks)
+        fprintf(stderr,
+                "cgprof report: note: --propagate=measured: %s has no sampled stacks (%s); the "
+                "times passed to callers are estimated from call counts, as gprof does\n",
+                a->ngmons ? a->gmons[0]
+                : cd      ? "cgprof.data"
+                          : "gmon.out",
+                cd ? "recorded with --no-stacks, -F 0, or a counting event"
+                   : "a gmon.out has none");
     /* a cgprof profile was sampled even when no sample came (-F 0, a short
      * run): its flat profile says "no time accumulated", as gprof's does;
      * stacks alone (a program without -pg) give a call graph too */

@@ -15,6 +15,7 @@
  * its calls sit at its first line (each callee named at its own).
  * Without source lines the costs sit at line 0 of file "???" (or the
  * symbol table's file name of a static function). */
+#include "escape.h"
 #include "export.h"
 #include "linemap.h"
 
@@ -216,7 +217,7 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
     }
     unsigned fline, cline;
     fprintf(out, "# callgrind format\nversion: 1\ncreator: cgprof export\npid: %llu\ncmd: %s\n",
-            (unsigned long long)(m->d ? m->d->pid : 0), m->prog);
+            (unsigned long long)(m->d ? m->d->pid : 0), esc_text(m->prog));
     fprintf(out, "positions: line\nevents: ");
     if (m->timed)
         fprintf(out,
@@ -239,7 +240,8 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         for (; k < np && e[k].caller == EX_TRUNCATED; k++) {
             int c = e[k].callee;
             const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 %u\n", cfile, ex_name(m, c), cline);
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 %u\n", esc_text(cfile), esc_text(ex_name(m, c)),
+                    cline);
             costs(&w, e[k].cost);
         }
         fputc('\n', out);
@@ -249,7 +251,7 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         if (self[f] <= 0 && !has_calls && g->nodes[f].ncalls == 0 && g->nodes[f].self_calls == 0)
             continue;
         const char *file = func_file(m, have_lm ? &lm : NULL, (int)f, &fline);
-        fprintf(out, "fl=%s\nfn=%s\n", file, ex_name(m, (int)f));
+        fprintf(out, "fl=%s\nfn=%s\n", esc_text(file), esc_text(ex_name(m, (int)f)));
         while (li < nl && lc[li].func < (int)f)
             li++;
         /* lines of other files (inlined code) under fi=, then back */
@@ -258,19 +260,20 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
             for (; li < nl && lc[li].func == (int)f; li++) {
                 const char *lf = lc[li].file ? lc[li].file : file;
                 if (strcmp(lf, cur) != 0)
-                    fprintf(out, "fi=%s\n", lf);
+                    fprintf(out, "fi=%s\n", esc_text(lf));
                 cur = lf;
                 costs_at(&w, lc[li].file ? lc[li].line : 0, lc[li].count);
             }
         else
             costs_at(&w, fline, 0);
         if (strcmp(cur, file) != 0)
-            fprintf(out, "fe=%s\n", file);
+            fprintf(out, "fe=%s\n", esc_text(file));
         for (; k < np && e[k].caller == (int)f; k++) {
             int c = e[k].callee;
             const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
-            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu %u\n", cfile, ex_name(m, c),
-                    (unsigned long long)(counts[k] ? counts[k] : 1), cline);
+            fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu %u\n", esc_text(cfile),
+                    esc_text(ex_name(m, c)), (unsigned long long)(counts[k] ? counts[k] : 1),
+                    cline);
             costs_at(&w, fline, e[k].cost);
         }
         fputc('\n', out);

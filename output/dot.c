@@ -9,6 +9,7 @@
  * them, else gprof's propagated estimate), its width by that time; edges
  * under the threshold are left out except within a cycle.  Each cycle is
  * a cluster box "cycle N". */
+#include "escape.h"
 #include "export.h"
 
 #include <math.h>
@@ -17,7 +18,7 @@
 
 static void put_label(FILE *out, const char *s)
 {
-    for (; *s; s++) {
+    for (s = esc_text(s); *s; s++) {
         if (*s == '"' || *s == '\\')
             fputc('\\', out);
         fputc(*s, out);

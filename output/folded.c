@@ -4,16 +4,18 @@
  * read too.  COUNT is in samples (events for a counting event); a
  * profile without stacks gives one-frame lines, each function's own
  * samples. */
+#include "escape.h"
 #include "export.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-/* A name as one frame: ';' separates frames and a newline ends the line. */
+/* A name as one frame: ';' separates frames, and control characters
+ * (a newline ends the line) are written as \xHH. */
 static void put_frame(FILE *out, const char *s)
 {
-    for (; *s; s++)
-        fputc(*s == ';' ? ':' : *s == '\n' ? ' ' : *s, out);
+    for (s = esc_text(s); *s; s++)
+        fputc(*s == ';' ? ':' : *s, out);
 }
 
 static void put_path(FILE *out, const struct ex_model *m, const struct ex_fnode *t, int i)

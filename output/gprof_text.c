@@ -11,6 +11,7 @@
  * mangled.  Its tables are the call graph first, then the flat profile,
  * with a wider descendants column and fixed-width index entries.
  */
+#include "escape.h"
 #include "gprof_text.h"
 
 #include <stdio.h>
@@ -86,11 +87,11 @@ static char *with_line(char *shown, const char *name, const struct symtab_sym *s
     return r;
 }
 
-/* The name node N is shown by. */
+/* The name node N is shown by, its control characters escaped. */
 static const char *shown(const struct pr *p, const struct cg_node *n)
 {
     size_t i = (size_t)(n - p->g->nodes);
-    return p->shown && i < p->g->nsyms && p->shown[i] ? p->shown[i] : n->name;
+    return esc_text(p->shown && i < p->g->nsyms && p->shown[i] ? p->shown[i] : n->name);
 }
 
 static const struct {
@@ -583,7 +584,7 @@ static int index_entry(struct pr *p, const struct cg_node *n, int col, int start
         char cyc[32];
         if (!n->name)
             snprintf(cyc, sizeof cyc, "<cycle %d>", n->cyc_num);
-        fprintf(p->out, "%6.6s %-19.19s", buf, n->name ? n->name : cyc);
+        fprintf(p->out, "%6.6s %-19.19s", buf, n->name ? esc_text(n->name) : cyc);
         return col;
     }
     col += (int)strlen(buf);
@@ -595,8 +596,9 @@ static int index_entry(struct pr *p, const struct cg_node *n, int col, int start
         fputs(name, p->out);
         col += (int)strlen(name);
         if (n->file && !p->o->line_syms) {
-            fprintf(p->out, " (%s)", n->file);
-            col += (int)strlen(n->file) + 3;
+            const char *file = esc_text(n->file);
+            fprintf(p->out, " (%s)", file);
+            col += (int)strlen(file) + 3;
         }
     } else {
         col += fprintf(p->out, "<cycle %d>", n->cyc_num);

@@ -146,6 +146,7 @@ void cg_init(void)
     cg_is_root = env_u64("CGPROF_ROOT_PID", 0, UINT32_MAX) == (uint64_t)getpid();
     cg_endings_init();
     cg_signals_init(cg_event && cg_event->kind == CG_EV_ITIMER);
+    cg_altstack_init(); /* the main thread's: the ending runs after a stack overflow */
     /* stacks are kept in the cgprof format only (gmon.out has no room) */
     cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
     if (cg_stacks_on)

@@ -173,6 +173,10 @@ void cg_init(void) CG_HIDDEN;
 /* signals.c: the sampling signal, deadly signals, sigaction/signal */
 extern int cg_sample_sig CG_HIDDEN; /* real-time signal of our timers */
 void cg_signals_init(int itimer) CG_HIDDEN;
+/* The calling thread's alternate signal stack, where the program has none
+ * (signals.c): mapped at its start, unmapped at its exit. */
+void cg_altstack_init(void) CG_HIDDEN;
+void cg_altstack_exit(void) CG_HIDDEN;
 int cg_signals_sample(void (*fn)(int, siginfo_t *, void *)) CG_HIDDEN;
 uint64_t cg_runtime_samples(void) CG_HIDDEN;
 void cg_runtime_samples_add(uint64_t n) CG_HIDDEN;

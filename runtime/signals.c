@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -318,4 +319,78 @@ API sighandler_t bsd_signal(int sig, sighandler_t h)
 API sighandler_t sysv_signal(int sig, sighandler_t h)
 {
     return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
+}
+
+/* Alternate signal stacks.  A stack overflow raises SIGSEGV with no stack
+ * left to run a handler on: without one of these the ending never runs
+ * and the profile is lost.  Each thread the runtime knows gets its own
+ * (mapped when the thread starts, never in a handler; our handlers are
+ * installed SA_ONSTACK), unless the program set one: the program's own
+ * sigaltstack stays its own.  sigaltstack() is interposed so the program
+ * sees only what it set: "disabled" until it sets one, which then replaces
+ * ours in the kernel. */
+#define CG_ALTSTACK_SIZE (256 * 1024) /* the final write's frames, with room */
+
+static __thread void *alt_ours __attribute__((tls_model("initial-exec")));
+static __thread int alt_program __attribute__((tls_model("initial-exec"))); /* it set one */
+
+static int real_sigaltstack(const stack_t *ss, stack_t *old)
+{
+    return (int)syscall(SYS_sigaltstack, ss, old);
+}
+
+void cg_altstack_init(void)
+{
+    stack_t cur;
+    if (alt_ours || real_sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+        return;
+    void *p = mmap(NULL, CG_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = p;
+    ss.ss_size = CG_ALTSTACK_SIZE;
+    if (real_sigaltstack(&ss, NULL) != 0) {
+        munmap(p, CG_ALTSTACK_SIZE);
+        return;
+    }
+    alt_ours = p;
+}
+
+void cg_altstack_exit(void)
+{
+    if (!alt_ours)
+        return;
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_flags = SS_DISABLE;
+    if (real_sigaltstack(&ss, NULL) == 0)
+        munmap(alt_ours, CG_ALTSTACK_SIZE);
+    alt_ours = NULL;
+}
+
+API int sigaltstack(const stack_t *ss, stack_t *old)
+{
+    if (!alt_ours || alt_program)
+        return real_sigaltstack(ss, old);
+    stack_t mine;
+    memset(&mine, 0, sizeof mine);
+    mine.ss_flags = SS_DISABLE;
+    if (ss) {
+        if (ss->ss_flags & SS_DISABLE) { /* nothing of the program's to disable */
+            if (old)
+                *old = mine;
+            return 0;
+        }
+        if (real_sigaltstack(ss, NULL) != 0)
+            return -1;
+        munmap(alt_ours, CG_ALTSTACK_SIZE);
+        alt_ours = NULL;
+        alt_program = 1;
+    }
+    if (old)
+        *old = mine;
+    return 0;
 }

@@ -25,6 +25,7 @@ static void on_thread_exit(void *arg)
     cg_thread_rec_end();
     cg_samples_thread_exit();
     cg_arcs_thread_exit();
+    cg_altstack_exit();
     cg_tls.key_set = 0;
 }
 
@@ -58,6 +59,7 @@ static void *thread_start(void *p)
     struct start s = *(struct start *)p;
     free(p);
     cg_stack_bounds_init();
+    cg_altstack_init();
     cg_sampler_thread_open(); /* sampled from here on, however short it is */
     cg_sampler_expect(-1);
     cg_sampler_thread_created();

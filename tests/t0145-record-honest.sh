@@ -81,14 +81,15 @@ test_expect "CGPROF_ARC_MEMORY=1000: 2,000,000 calls, all lost, in well under 1 
 cat >"$WORK/man-wants" <<'EOF'
 ^\.B --threads
 ^\.BR -m .*--min-count
-^\.BR -v ", " --version
-^\.B cgprof record --version
+^\.BR -v ", " -V ", " --version
+^\.BR "cgprof --version" ,
 EOF
 test_expect "the man page has --threads, -m and --version, which the commands take" "
     sed 's/\\\\-/-/g' $ROOT/man/cgprof.1 >man.txt &&
     while read -r re; do grep -q -e \"\$re\" man.txt || { echo \"not in the man page: \$re\"; exit 1; }; done <man-wants &&
     $CGPROF report --help | grep -q -- --threads && $CGPROF report --help | grep -q -- --min-count &&
-    $CGPROF report --help | grep -q -- --version && $CGPROF record --help | grep -q -- --version
+    $CGPROF report --help | grep -q -- --version && $CGPROF record --help | grep -q -- --version &&
+    $CGPROF export --help | grep -q -- --version
 "
 test_expect "report --help says what report reads by default: the newer of the two" "
     $CGPROF report --help | grep -q 'newer of cgprof.data and gmon.out' &&

@@ -34,7 +34,7 @@ ends() {
 }
 
 for how in exit sig:INT sig:TERM sig:HUP sig:QUIT sig:PIPE sig:ALRM sig:USR1 sig:USR2 \
-    abort segv fpe ill sig:BUS _exit _Exit thread-exit; do
+    abort segv fpe ill sig:BUS _exit _Exit thread-exit overflow thread-overflow; do
     test_expect "ending '$how': profile written, the same ending for the parent" "ends $how"
 done
 
@@ -46,6 +46,14 @@ for how in own-exit:TERM own-exit:INT own-reraise:INT own-reraise:SEGV own-retur
         ends $how && grep -q '^handler ' err
     "
 done
+
+# overflow: the ending runs on the runtime's alternate signal stack; the
+# program's own sigaltstack reads back as without the runtime
+test_expect "sigaltstack: the program reads back 'none', then what it set, as without cgprof" "
+    ./endings_plain altstack 10 2>plain.alt && LD_PRELOAD=$LIBSO ./endings altstack 10 2>got.alt &&
+    grep -q 'altstack off' plain.alt && grep -q 'altstack set' plain.alt &&
+    grep -v '^cpu' plain.alt >p.alt && grep -v '^cpu' got.alt >g.alt && cmp p.alt g.alt
+"
 
 test_expect "sigaction and signal read back what the program set" "
     LD_PRELOAD=$LIBSO ./waitst ./endings exit 0 >/dev/null &&

@@ -74,8 +74,19 @@ print('\n'.join(bad)); sys.exit(1 if bad else 0)
 "
 }
 
-test_expect "the profiles are written" "
-    ./stackgen s.data <spec && ./stackgen n.data nostacks <spec
+# The spec's stacks (innermost first) folded outermost first, as
+# tests/stacks.py -- a reader independent of cgprof's, naming frames with
+# nm; libc has only dynamic symbols, so its frames are [libc.so.6] -- must
+# find them in the written profile, and none in the one without stacks.
+awk '$1 == "stack" { s = ""; for (i = NF; i >= 3; i--) { f = $i; sub(/^2:.*/, "[libc.so.6]", f);
+        if (f == "cut") f = "[cut]"; s = s (s == "" ? "" : ";") f } n[s] += $2 }
+     END { for (k in n) print k, n[k] }' "$WORK/spec" | sort >"$WORK/spec.folded"
+test_expect "the profiles are written: the independent reader finds exactly the spec's stacks" "
+    ./stackgen s.data <spec && ./stackgen n.data nostacks <spec &&
+    python3 $ROOT/tests/stacks.py s.data >s.folded && grep -v '^#' s.folded | sort >s.sorted &&
+    diff -u spec.folded s.sorted &&
+    python3 $ROOT/tests/stacks.py n.data >n.folded && cat n.folded &&
+    test \"\$(cat n.folded)\" = '# no stacks'
 "
 
 test_expect "inclusive time: each function's samples, once per stack (recursion included)" "

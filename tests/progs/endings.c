@@ -19,6 +19,10 @@
  *   wait            spins until killed (kill -9, a signal from outside)
  *   exec-self       execs itself once ("exit" the second time)
  *   chdir           chdir("/") and return 0
+ *   overflow        unbounded recursion: SIGSEGV with no stack left
+ *   thread-overflow the same in a second thread
+ *   altstack        reads its alternate signal stack ("altstack off"),
+ *                   sets one and reads it back ("altstack set"), returns 0
  *
  * A handler of its own writes "handler SIG" on stderr.
  */
@@ -99,6 +103,35 @@ static void h_return(int sig)
     got = sig;
 }
 
+/* Eats 4 KiB of stack a call; the addition after the call keeps it from
+ * being a tail call. */
+NOINLINE static long deep(long n)
+{
+    volatile char buf[4096];
+    buf[n % 4096] = (char)n;
+    return deep(n + 1) + buf[n % 4096];
+}
+
+static void *overflower(void *arg)
+{
+    sink = deep((long)arg);
+    return NULL;
+}
+
+static void altstack(void)
+{
+    stack_t cur, mine;
+    static char room[65536];
+    if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE))
+        fprintf(stderr, "altstack off\n");
+    memset(&mine, 0, sizeof mine);
+    mine.ss_sp = room;
+    mine.ss_size = sizeof room;
+    if (sigaltstack(&mine, NULL) == 0 && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == room &&
+        cur.ss_size == sizeof room && !(cur.ss_flags & SS_DISABLE))
+        fprintf(stderr, "altstack set\n");
+}
+
 static void *exiter(void *arg)
 {
     (void)arg;
@@ -131,10 +164,21 @@ int main(int argc, char **argv)
     else if (strcmp(how, "fpe") == 0) {
         volatile long zero = 0;
         sink = (sink | 1) / zero;
-    }
-    else if (strcmp(how, "ill") == 0)
+    } else if (strcmp(how, "ill") == 0)
         __builtin_trap();
-    else if (strcmp(how, "_exit") == 0)
+    else if (strcmp(how, "overflow") == 0)
+        sink = deep(0);
+    else if (strcmp(how, "thread-overflow") == 0) {
+        pthread_t t;
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 1 << 20);
+        pthread_create(&t, &a, overflower, NULL);
+        pthread_join(t, NULL);
+    } else if (strcmp(how, "altstack") == 0) {
+        altstack();
+        return 0;
+    } else if (strcmp(how, "_exit") == 0)
         _exit(5);
     else if (strcmp(how, "_Exit") == 0)
         _Exit(6);

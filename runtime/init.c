@@ -148,6 +148,7 @@ void cg_init(void)
     cg_signals_init(cg_event && cg_event->kind == CG_EV_ITIMER);
     /* stacks are kept in the cgprof format only (gmon.out has no room) */
     cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
+    cg_stacks_sync = env_u64("CGPROF_STACK_SYNC", 1, 1) != 0;
     if (cg_stacks_on)
         cg_stack_bounds_init(); /* this (the main) thread's stack */
     cg_modules_snapshot();

@@ -268,7 +268,8 @@ static int phase_on(void)
 
 /* Opens the event for TID, its ring mapped; with a random first period,
  * the event is enabled only once our signal is set to reach TID at the
- * first overflow.  0, or -1 (errno set). */
+ * first overflow.  0, or -1 (errno set), or -2 if the ring could not be
+ * mapped (errno set). */
 CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
 {
     *fdp = -1;
@@ -323,7 +324,7 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         int e = errno;
         close(fd);
         errno = e;
-        return -1;
+        return -2; /* EPERM: the user's locked memory for rings is used up */
     }
     /* stacks walked by the thread itself: its snapshot ring */
     struct snapring *q = NULL;
@@ -756,9 +757,10 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
     if (!event || fd >= 0)
         return;
-    if (open_event(tid, &t->fd, &t->ring, &t->phasing) != 0) {
-        if (!perf_errno)
-            perf_errno = errno;
+    int rc = open_event(tid, &t->fd, &t->ring, &t->phasing);
+    if (rc != 0) {
+        if (!perf_errno) /* -1: no locked memory left for its ring */
+            perf_errno = rc == -2 && errno == EPERM ? -1 : errno;
         unsampled++;
     }
 }

@@ -143,6 +143,7 @@ struct snapring {
     struct snap s[SNAPS];
 };
 static struct snapring *snaps[PHASE_FDS]; /* per descriptor, mapped once, kept */
+static int execing; /* atomic: a thread is about to exec: no signals turned on */
 
 /* Events opened by their own threads, handed to the sampler (lock-free:
  * a slot goes FREE -> FILLING by its thread, READY, and FREE again when
@@ -445,16 +446,23 @@ CG_OWN int cg_sampler_phase_signal(int fd, void *uc)
 
 /* Before exec: no signal of ours may reach the next image, which starts
  * with the default action (termination) for it.  Every event's first
- * period is ended (no more signals), and one already sent to this thread
+ * period is ended and no thread walks its own stack any more (no more
+ * signals), and one already sent to this thread
  * but blocked is taken off. */
 void cg_sampler_before_exec(void)
 {
     if (!cg_sample_sig)
         return;
     int saved = errno;
-    for (int fd = 0; fd < PHASE_FDS; fd++)
+    /* (left set if the exec fails: threads then walk from copies only) */
+    __atomic_store_n(&execing, 1, __ATOMIC_SEQ_CST);
+    for (int fd = 0; fd < PHASE_FDS; fd++) {
+        struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
+        if (q && __atomic_exchange_n(&q->on, 0, __ATOMIC_SEQ_CST))
+            fcntl(fd, F_SETFL, 0); /* nor for stacks */
         if (__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1)
             end_phase(fd);
+    }
     sigset_t ours, old;
     sigemptyset(&ours);
     sigaddset(&ours, cg_sample_sig);
@@ -518,13 +526,18 @@ static void want_snapshots(struct tracked *t)
     if (t->fd < 0 || t->fd >= PHASE_FDS)
         return;
     struct snapring *q = snaps[t->fd];
-    if (!q || !q->can || __atomic_load_n(&q->on, __ATOMIC_RELAXED))
+    if (!q || !q->can || __atomic_load_n(&q->on, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&execing, __ATOMIC_SEQ_CST))
         return;
     q->r = __atomic_load_n(&q->w, __ATOMIC_ACQUIRE);
     q->unmatched = q->quiet = 0;
     __atomic_store_n(&q->on, 1, __ATOMIC_SEQ_CST);
     int saved = errno;
     fcntl(t->fd, F_SETFL, O_ASYNC);
+    if (__atomic_load_n(&execing, __ATOMIC_SEQ_CST)) { /* cg_sampler_before_exec */
+        __atomic_store_n(&q->on, 0, __ATOMIC_SEQ_CST);
+        fcntl(t->fd, F_SETFL, 0);
+    }
     errno = saved;
 }
 

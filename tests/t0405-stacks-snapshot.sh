@@ -11,7 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 STACKS="python3 $ROOT/tests/stacks.py"
-gcc -O2 -fno-optimize-sibling-calls -pthread "$PROGS/stackpaths.c" -o "$WORK/paths" || exit 1
+gcc -O2 -fno-optimize-sibling-calls -pthread "$PROGS/stackpaths.c" -o "$WORK/paths" &&
+gcc -O2 -fno-optimize-sibling-calls "$PROGS/stackexec.c" -o "$WORK/stackexec" || exit 1
 
 # paths_check FOLDED DEPTH WANT: the stacks of leafA and leafB in FOLDED.
 #   whole: >= 93% of them are whole (root to leaf, DEPTH frames of their
@@ -76,6 +77,11 @@ test_expect "CGPROF_STACK_SYNC=0: stacks from the copies only, cut at their end"
 test_expect "a thread with every signal blocked: stacks from the copies, cut; it runs to the end" '
     $CGPROF record ./paths masked 400 600 >out && grep -qx done out &&
     $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 cut'
+
+# A deep thread gets the runtime's signal at every sample; it execs: none
+# may reach the next image (its default action ends the process).
+test_expect "a deep thread that execs, 6 times: every image runs to its end" '
+    $CGPROF record -o x.data ./stackexec 5 >out && cat out && grep -qx "done 0" out'
 
 # The stacks cost no system call per word: the sampler thread reads none
 # of the program's memory (strace counts process_vm_readv).

@@ -1228,6 +1228,7 @@ void cg_sampler_after_fork(void)
     flush_req = flush_done = 0;
     start_cpu_ns = 0;
     before_cpu_ns = 0;
+    execing = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;
     if (cg_sampler_start(event, start_hz, start_period) == 0)

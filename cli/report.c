@@ -576,8 +576,9 @@ static int stack_calls(const char *file, const struct cgdata *cd, const struct s
                 (unsigned long long)(stk->samples + cd->stacks_lost), (unsigned long long)sampled);
     if (cd->stacks_cut)
         fprintf(stderr,
-                "cgprof report: note: %llu samples had stacks deeper than %llu frames; their "
-                "outermost frames were cut, and the functions there miss that time\n",
+                "cgprof report: note: %llu samples had stacks deeper than %llu frames, or than "
+                "the stack copied with them; their outermost frames were cut, and the "
+                "functions there miss that time\n",
                 (unsigned long long)cd->stacks_cut, (unsigned long long)cd->stack_depth_limit);
     return 0;
 }

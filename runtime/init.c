@@ -149,6 +149,9 @@ void cg_init(void)
     cg_altstack_init(); /* the main thread's: the ending runs after a stack overflow */
     /* stacks are kept in the cgprof format only (gmon.out has no room) */
     cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
+    /* off by default: a thread signalled at every sample can see EINTR
+     * (docs/stacks.md, "One moment per stack") */
+    cg_stacks_sync = env_u64("CGPROF_STACK_SYNC", 0, 1) != 0;
     if (cg_stacks_on)
         cg_stack_bounds_init(); /* this (the main) thread's stack */
     cg_modules_snapshot();

@@ -257,10 +257,10 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period) CG
 int cg_sampler_running(void) CG_HIDDEN; /* in this process */
 int cg_sampler_here(void) CG_HIDDEN;    /* called on the sampler thread */
 void cg_sampler_thread_created(void) CG_HIDDEN;
-void cg_sampler_expect(int delta) CG_HIDDEN;   /* threads about to open their own event */
-void cg_sampler_thread_open(void) CG_HIDDEN;   /* the calling thread's event, from now */
-int cg_sampler_phase_signal(int fd) CG_HIDDEN; /* in our signal's handler */
-void cg_sampler_before_exec(void) CG_HIDDEN;   /* none of our signals left pending */
+void cg_sampler_expect(int delta) CG_HIDDEN;             /* threads about to open their own event */
+void cg_sampler_thread_open(void) CG_HIDDEN;             /* the calling thread's event, from now */
+int cg_sampler_phase_signal(int fd, void *uc) CG_HIDDEN; /* in our signal's handler */
+void cg_sampler_before_exec(void) CG_HIDDEN;             /* none of our signals left pending */
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;

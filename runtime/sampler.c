@@ -1,5 +1,5 @@
 /* The sampler thread: perf_event_open events and wall-clock time, gathered
- * without sending a single signal to the program.
+ * with as few signals to the program as can be (below).
  *
  * For every thread of the process (found by scanning /proc/self/task, and
  * at once when pthread_create tells us), the sampler opens the chosen perf
@@ -25,6 +25,11 @@
  * (cg_sampler_phase_signal); samples the first period left in between
  * (closer than 3P/4 to the last one kept) are dropped here.
  *
+ * A sample's stack is walked here from the registers and the 8 KB of stack
+ * perf copied with it, and nothing else.  A thread whose stack is deeper
+ * than that gets our signal at every sample from then on and walks its
+ * stack itself, at that instant (struct snapring; docs/stacks.md).
+ *
  * The sampler thread blocks every signal, so no signal meant for the
  * program is ever handled on it, runs no profiled code, and is not itself
  * sampled.  Its state is its own: only the flush handshake and the rescan
@@ -47,6 +52,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* Data pages per thread's ring (plus one header page): with stacks, each
@@ -60,6 +66,7 @@
 #define PHASE_FDS    4096          /* descriptors that can be in their first period */
 #define NSLOTS       1024          /* events handed over, not yet taken */
 #define MIN_FIRST_NS 50000u        /* shortest random first period of a time event */
+#define WAIT_NS      50000000u     /* longest wait of a record for its thread's snapshot */
 
 struct tracked {
     pid_t tid;
@@ -74,7 +81,9 @@ struct tracked {
     /* wall: where it was last seen (a sample or a look while blocked), to
      * charge its time waiting for a CPU to; the runqueue wait so far */
     uintptr_t last_pc;
-    uint32_t last_leaf; /* its stack's leaf node, UINT32_MAX: none */
+    uint32_t last_leaf;         /* its stack's leaf node, UINT32_MAX: none */
+    struct cg_stree *last_tree; /* the tree that node is in */
+    uint64_t wait_since;        /* its ring's first record waits for a snapshot since */
     uint64_t wait_ns, wait_carry;
     int wait_known;
 };
@@ -105,6 +114,37 @@ static uint64_t hold_since;            /* a scan first left new threads alone, o
  * (atomic).  Read by the signal handler to tell our signals from strays. */
 static unsigned char phased[PHASE_FDS];
 
+/* Stacks walked by their own threads.  With stacks on, every overflow of
+ * a thread's perf event also sends the thread our signal (O_ASYNC); its
+ * handler walks the stack where the thread stopped -- every frame from
+ * that one moment, to any depth -- into the thread's own tree, without
+ * counting, and leaves a snapshot {pc, sp, bp, leaf node} here, in the
+ * ring of the event's descriptor.  The sampler, taking the ring buffer's
+ * record of the same sample, finds the snapshot with the record's user
+ * registers and counts the sample at its leaf; with none (the thread had
+ * our signal blocked, or had not run its handler yet) it walks the record's
+ * copy of the stack, and only that: the stack past the copy is cut and
+ * marked, never read as it is later (docs/stacks.md). */
+#define SNAPS 64
+struct snap {
+    uint32_t seq; /* index + 1 once written; 0 while being written */
+    uint32_t leaf;
+    int cut, own;
+    uintptr_t pc, sp, bp;
+    struct cg_stree *tree;
+};
+struct snapring {
+    uint32_t w;         /* snapshots written (atomic; the thread's handler) */
+    uint32_t r;         /* the first not yet matched (the sampler's) */
+    int on;             /* atomic: the event signals every sample (the sampler sets it) */
+    int can;            /* its signal is set up: it may */
+    uint32_t unmatched; /* records with no snapshot in a row (the sampler's) */
+    uint32_t quiet;     /* the sampler stopped its signals at w = quiet - 1, or 0 */
+    struct snap s[SNAPS];
+};
+static struct snapring *snaps[PHASE_FDS]; /* per descriptor, mapped once, kept */
+static int execing; /* atomic: a thread is about to exec: no signals turned on */
+
 /* Events opened by their own threads, handed to the sampler (lock-free:
  * a slot goes FREE -> FILLING by its thread, READY, and FREE again when
  * the sampler has taken it). */
@@ -120,8 +160,9 @@ static struct handoff {
 
 static struct tracked *trk;
 static size_t ntrk, trk_cap;
-static struct cg_table *table;                  /* the sampler's own sample table */
-static struct cg_stree *stree;                  /* the sampler's own stack tree */
+static struct cg_table *table; /* the sampler's own sample table */
+static struct cg_stree *stree; /* the sampler's own stack tree */
+static int sync_stacks;        /* a perf event's stacks are walked by its thread (below) */
 static unsigned char rec[64 + STACK_COPY + 64]; /* one record, out of the ring */
 
 static uint64_t now_ns(void)
@@ -171,17 +212,6 @@ static uintptr_t *frames_for(unsigned *max)
     }
     *max = sizeof few / sizeof few[0];
     return few;
-}
-
-/* Whether a stack passes through the runtime's own code that runs on
- * program threads (CG_OWN: starting a thread's event, ending its first
- * period): such a sample is the runtime's time, not the program's. */
-static int in_runtime(const uintptr_t *frames, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (frames[i] >= (uintptr_t)__start_cgprof_own && frames[i] < (uintptr_t)__stop_cgprof_own)
-            return 1;
-    return 0;
 }
 
 /* Walks a stack from REGS over M into the sampler's own tree; its leaf
@@ -239,7 +269,8 @@ static int phase_on(void)
 
 /* Opens the event for TID, its ring mapped; with a random first period,
  * the event is enabled only once our signal is set to reach TID at the
- * first overflow.  0, or -1 (errno set). */
+ * first overflow.  0, or -1 (errno set), or -2 if the ring could not be
+ * mapped (errno set). */
 CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
 {
     *fdp = -1;
@@ -294,16 +325,36 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         int e = errno;
         close(fd);
         errno = e;
-        return -1;
+        return -2; /* EPERM: the user's locked memory for rings is used up */
     }
-    if (phase && fd < PHASE_FDS && cg_sample_sig) {
+    /* stacks walked by the thread itself: its snapshot ring */
+    struct snapring *q = NULL;
+    if (sync_stacks && fd < PHASE_FDS && cg_sample_sig) {
+        q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
+        if (!q) {
+            q = mmap(NULL, sizeof *q, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            q = q == MAP_FAILED ? NULL : q;
+            if (q)
+                __atomic_store_n(&snaps[fd], q, __ATOMIC_RELEASE);
+        }
+        if (q) {
+            __atomic_store_n(&q->on, 0, __ATOMIC_SEQ_CST);
+            q->can = 0;
+            q->r = __atomic_load_n(&q->w, __ATOMIC_ACQUIRE);
+            q->unmatched = q->quiet = 0;
+        }
+    }
+    if ((phase || q) && fd < PHASE_FDS && cg_sample_sig) {
         struct f_owner_ex own = {F_OWNER_TID, tid};
-        __atomic_store_n(&phased[fd], 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&phased[fd], phase ? 1 : 2, __ATOMIC_RELEASE);
         if (fcntl(fd, F_SETSIG, cg_sample_sig) == 0 && fcntl(fd, F_SETOWN_EX, &own) == 0 &&
-            fcntl(fd, F_SETFL, O_ASYNC) == 0)
-            *phasing = 1;
-        else
+            (!phase || fcntl(fd, F_SETFL, O_ASYNC) == 0)) {
+            *phasing = phase;
+            if (q)
+                q->can = 1; /* the sampler may have it signal every sample */
+        } else {
             __atomic_store_n(&phased[fd], 2, __ATOMIC_RELEASE);
+        }
     }
     if (phase && !*phasing) /* no signal to end it: the period is P from now */
         ioctl(fd, PERF_EVENT_IOC_PERIOD, &perf_period);
@@ -326,36 +377,92 @@ CG_OWN static void end_phase(int fd)
         return;
     int saved = errno;
     uint64_t t0 = thread_cpu_ns();
-    fcntl(fd, F_SETFL, 0);
+    fcntl(fd, F_SETFL, 0); /* no more signals... */
+    const struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
+    if (q && __atomic_load_n(&q->on, __ATOMIC_SEQ_CST))
+        fcntl(fd, F_SETFL, O_ASYNC); /* ...unless the sampler wants them for stacks */
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &perf_period);
     if (!cg_sampler_here())
         __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
     errno = saved;
 }
 
-/* Our signal, sent by the kernel for descriptor FD (si_code > 0): 1 if
- * the descriptor is one of our events (its first period ends now), 0 if
+/* Whether a stack passes through the runtime's own code that runs on
+ * program threads (CG_OWN: starting a thread's event, ending its first
+ * period): such a sample is the runtime's time, not the program's. */
+static int in_runtime(const uintptr_t *frames, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (frames[i] >= (uintptr_t)__start_cgprof_own && frames[i] < (uintptr_t)__stop_cgprof_own)
+            return 1;
+    return 0;
+}
+
+/* In the thread's handler: walks its stack from UC, where the sample
+ * stopped it, and leaves the snapshot in Q (see struct snapring). */
+CG_OWN static void snapshot(struct snapring *q, void *uc_)
+{
+    if (!cg_recording || cg_tls.in_runtime)
+        return;
+    __atomic_add_fetch(&cg_sampling_inflight, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&cg_paused, __ATOMIC_SEQ_CST)) {
+        const ucontext_t *uc = uc_;
+        struct cg_stree *tree;
+        const uintptr_t *frames;
+        unsigned n;
+        int cut;
+        uint32_t leaf = cg_stack_path_uc(uc_, &tree, &frames, &n, &cut);
+        uint32_t w = q->w;
+        struct snap *e = &q->s[w % SNAPS];
+        __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        e->leaf = leaf;
+        e->cut = cut;
+        e->own = in_runtime(frames, n);
+        e->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+        e->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+        e->bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+        e->tree = tree;
+        __atomic_store_n(&e->seq, w + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&q->w, w + 1, __ATOMIC_RELEASE);
+    }
+    __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
+}
+
+/* Our signal, sent by the kernel for descriptor FD (si_code > 0) with the
+ * interrupted context UC: 1 if the descriptor is one of our events (its
+ * first period ends now; with stacks, the thread's stack is walked), 0 if
  * the signal is not ours.  Async-signal-safe. */
-CG_OWN int cg_sampler_phase_signal(int fd)
+CG_OWN int cg_sampler_phase_signal(int fd, void *uc)
 {
     if (fd < 0 || fd >= PHASE_FDS || !__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE))
         return 0;
     end_phase(fd);
+    struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
+    if (q && uc && __atomic_load_n(&q->on, __ATOMIC_ACQUIRE))
+        snapshot(q, uc);
     return 1;
 }
 
 /* Before exec: no signal of ours may reach the next image, which starts
  * with the default action (termination) for it.  Every event's first
- * period is ended (no more signals), and one already sent to this thread
+ * period is ended and no thread walks its own stack any more (no more
+ * signals), and one already sent to this thread
  * but blocked is taken off. */
 void cg_sampler_before_exec(void)
 {
     if (!cg_sample_sig)
         return;
     int saved = errno;
-    for (int fd = 0; fd < PHASE_FDS; fd++)
+    /* (left set if the exec fails: threads then walk from copies only) */
+    __atomic_store_n(&execing, 1, __ATOMIC_SEQ_CST);
+    for (int fd = 0; fd < PHASE_FDS; fd++) {
+        struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
+        if (q && __atomic_exchange_n(&q->on, 0, __ATOMIC_SEQ_CST))
+            fcntl(fd, F_SETFL, 0); /* nor for stacks */
         if (__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1)
             end_phase(fd);
+    }
     sigset_t ours, old;
     sigemptyset(&ours);
     sigaddset(&ours, cg_sample_sig);
@@ -371,6 +478,8 @@ void cg_sampler_before_exec(void)
 
 static void close_event(int fd, void *ring)
 {
+    if (fd >= 0 && fd < PHASE_FDS && snaps[fd])
+        __atomic_store_n(&snaps[fd]->on, 0, __ATOMIC_RELEASE);
     if (ring)
         munmap(ring, (RING_PAGES + 1) * page);
     if (fd >= 0 && fd < PHASE_FDS)
@@ -405,9 +514,79 @@ static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, 
         dyn = 0;
     *r = (struct cg_regs){(uintptr_t)(abi ? regs[2] : ip), (uintptr_t)regs[1], (uintptr_t)regs[0],
                           abi != 0};
-    *m = (struct cg_mem){r->sp, r->sp + dyn, stack};
+    *m = (struct cg_mem){r->sp, r->sp + dyn, stack, 1};
     if (!abi)
         m->lo = m->hi = 0;
+}
+
+/* T's copy of a stack ended before the stack did: from now on, its thread
+ * walks its stack itself at every sample. */
+static void want_snapshots(struct tracked *t)
+{
+    if (t->fd < 0 || t->fd >= PHASE_FDS)
+        return;
+    struct snapring *q = snaps[t->fd];
+    if (!q || !q->can || __atomic_load_n(&q->on, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&execing, __ATOMIC_SEQ_CST))
+        return;
+    q->r = __atomic_load_n(&q->w, __ATOMIC_ACQUIRE);
+    q->unmatched = q->quiet = 0;
+    __atomic_store_n(&q->on, 1, __ATOMIC_SEQ_CST);
+    int saved = errno;
+    fcntl(t->fd, F_SETFL, O_ASYNC);
+    if (__atomic_load_n(&execing, __ATOMIC_SEQ_CST)) { /* cg_sampler_before_exec */
+        __atomic_store_n(&q->on, 0, __ATOMIC_SEQ_CST);
+        fcntl(t->fd, F_SETFL, 0);
+    }
+    errno = saved;
+}
+
+/* The snapshot T's thread took of the sample whose user registers are R,
+ * if it took one: the first written since the last matched with R's pc,
+ * sp and rbp (a snapshot whose sample was not kept, or that came late,
+ * matches nothing and is passed over).  A thread that takes none for 64
+ * samples in a row has our signal blocked: its event stops signalling, so
+ * that signals cannot pile up, and its stacks are walked from the copies
+ * until the signals sent before have been handled. */
+static int match(struct tracked *t, const struct cg_regs *r, struct snap *out)
+{
+    if (t->fd < 0 || t->fd >= PHASE_FDS || !r->bp_known)
+        return 0;
+    struct snapring *q = snaps[t->fd];
+    if (!q || !__atomic_load_n(&q->on, __ATOMIC_ACQUIRE))
+        return 0;
+    uint32_t w = __atomic_load_n(&q->w, __ATOMIC_ACQUIRE), i = q->r;
+    if (q->quiet && q->quiet - 1 != w) {
+        int saved = errno;
+        fcntl(t->fd, F_SETFL, O_ASYNC); /* unblocked: signals again */
+        errno = saved;
+        q->quiet = 0;
+        q->unmatched = 0;
+    }
+    if (w - i > SNAPS)
+        i = w - SNAPS;
+    for (; i != w; i++) {
+        struct snap *e = &q->s[i % SNAPS];
+        if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != i + 1)
+            continue;
+        struct snap c = *e;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != i + 1)
+            continue; /* written over meanwhile */
+        if (c.pc == r->pc && c.sp == r->sp && c.bp == r->bp && c.leaf != UINT32_MAX && c.tree) {
+            q->r = i + 1;
+            q->unmatched = 0;
+            *out = c;
+            return 1;
+        }
+    }
+    if (!q->quiet && ++q->unmatched >= 64) {
+        int saved = errno;
+        fcntl(t->fd, F_SETFL, 0);
+        errno = saved;
+        q->quiet = w + 1;
+    }
+    return 0;
 }
 
 /* Counts one sample (a record's body, N bytes, at least ip and count) for
@@ -420,18 +599,35 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
     struct cg_regs r;
     struct cg_mem m;
     regs_of_record(p, n, &r, &m);
+    struct snap sn;
+    if (match(t, &r, &sn)) {
+        /* the thread walked its stack itself, at this sample */
+        if (sn.own) {
+            cg_runtime_samples_add(weight);
+            return;
+        }
+        count(t, r.pc, weight);
+        cg_stree_take(sn.tree, sn.leaf, sn.cut, weight);
+        t->last_leaf = sn.leaf;
+        t->last_tree = sn.tree;
+        return;
+    }
     unsigned max;
     uintptr_t *frames = frames_for(&max);
     int cut;
     unsigned nf = walk(&r, &m, frames, max, &cut);
+    if (cut && nf < max && sync_stacks)
+        want_snapshots(t); /* cut by the copy's end: the stack is deeper */
     if (in_runtime(frames, nf)) {
         cg_runtime_samples_add(weight);
         return;
     }
     /* the user pc: where the thread was, or entered the kernel from */
     count(t, r.pc ? r.pc : (uintptr_t)ip, weight);
-    if (cg_stacks_on && stree)
+    if (cg_stacks_on && stree) {
         t->last_leaf = cg_stree_add(stree, frames, nf, cut, weight);
+        t->last_tree = stree;
+    }
 }
 
 /* For an event opened with a random first period: whether a sample at
@@ -461,8 +657,35 @@ static int keep_sample(struct tracked *t, uint64_t c)
     return 1;
 }
 
-/* Reads every sample of T's ring buffer; the number of samples read. */
-static uint64_t drain(struct tracked *t)
+/* Whether the newest sample record of T's ring (body P, N bytes) should
+ * wait there for its thread's snapshot: none is pending, so the thread was
+ * stopped before it could run its handler, and the record is left for a
+ * later look, for up to WAIT_NS -- unless FINAL (the writer waits, or the
+ * thread is gone).  A thread that runs takes its snapshot at once. */
+static int wait_for_snapshot(struct tracked *t, const unsigned char *p, size_t n, int final)
+{
+    if (final || t->fd < 0 || t->fd >= PHASE_FDS || n < 24)
+        return 0;
+    const struct snapring *q = snaps[t->fd];
+    uint64_t abi;
+    memcpy(&abi, p + 16, 8);
+    if (!q || !abi || !__atomic_load_n(&q->on, __ATOMIC_ACQUIRE) || q->quiet ||
+        __atomic_load_n(&q->w, __ATOMIC_ACQUIRE) != q->r) {
+        t->wait_since = 0;
+        return 0;
+    }
+    uint64_t now = now_ns();
+    if (!t->wait_since)
+        t->wait_since = now;
+    if (now - t->wait_since < WAIT_NS)
+        return 1;
+    t->wait_since = 0;
+    return 0;
+}
+
+/* Reads every sample of T's ring buffer (FINAL: without waiting for
+ * snapshots); the number of samples read. */
+static uint64_t drain(struct tracked *t, int final)
 {
     uint64_t got = 0;
     if (!t->ring)
@@ -483,6 +706,9 @@ static uint64_t drain(struct tracked *t)
         memcpy(rec, data + at, first);
         memcpy(rec + first, data, n - first);
         uint64_t v, c;
+        if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 16 && tail + eh.size == head &&
+            wait_for_snapshot(t, rec + sizeof eh, n - sizeof eh, final))
+            break;
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh, 8);
             memcpy(&c, rec + sizeof eh + 8, 8);
@@ -507,7 +733,7 @@ static uint64_t drain(struct tracked *t)
 static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
-    drain(t);
+    drain(t, 1);
     if (t->rec)
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
     close_event(t->fd, t->ring);
@@ -544,9 +770,10 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
     if (!event || fd >= 0)
         return;
-    if (open_event(tid, &t->fd, &t->ring, &t->phasing) != 0) {
-        if (!perf_errno)
-            perf_errno = errno;
+    int rc = open_event(tid, &t->fd, &t->ring, &t->phasing);
+    if (rc != 0) {
+        if (!perf_errno) /* -1: no locked memory left for its ring */
+            perf_errno = rc == -2 && errno == EPERM ? -1 : errno;
         unsampled++;
     }
 }
@@ -645,7 +872,7 @@ static void scan(void)
         if (++closed % 64 == 0)
             for (size_t j = 0; j < ntrk; j++)
                 if (trk[j].seen)
-                    drain(&trk[j]);
+                    drain(&trk[j], 0);
     }
 }
 
@@ -713,10 +940,12 @@ static void sample_waiting(struct tracked *t)
     t->wait_carry -= weight * hz_period_ns;
     uintptr_t pc = t->last_pc;
     uint32_t leaf = t->last_leaf;
+    struct cg_stree *tree = t->last_tree;
     count(t, pc, weight);
     t->last_leaf = leaf;
-    if (cg_stacks_on && stree && leaf != UINT32_MAX)
-        cg_stree_count(stree, leaf, weight);
+    t->last_tree = tree;
+    if (cg_stacks_on && tree && leaf != UINT32_MAX)
+        cg_stree_count(tree, leaf, weight);
     else if (cg_stacks_on && stree)
         cg_stree_add(stree, &pc, 1, 0, weight);
 }
@@ -757,8 +986,9 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
     }
     ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)nr, 0);
     struct cg_regs r = {pc, sp, 0, 0};
-    struct cg_mem m = {sp, sp + (got > 0 ? (uintptr_t)got : 0), copy};
+    struct cg_mem m = {sp, sp + (got > 0 ? (uintptr_t)got : 0), copy, 1};
     t->last_leaf = count_stack(&r, &m, weight);
+    t->last_tree = stree;
 }
 
 /* The sampler's loop.  It wakes at random intervals averaging tick_ns
@@ -798,7 +1028,7 @@ static void *sampler_main(void *arg)
             cg_modules_snapshot();
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
             for (size_t i = 0; event && i < ntrk; i++)
-                drain(&trk[i]); /* before a scan's slower work */
+                drain(&trk[i], 0); /* before a scan's slower work */
             if (event)
                 scan();
             if (now - last_scan >= SCAN_NS)
@@ -807,7 +1037,7 @@ static void *sampler_main(void *arg)
             last_scan = now;
         }
         for (size_t i = 0; i < ntrk; i++) {
-            drain(&trk[i]);
+            drain(&trk[i], 0);
             if (event && event->kind == CG_EV_WALL && cg_recording &&
                 !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 if (weight)
@@ -819,7 +1049,7 @@ static void *sampler_main(void *arg)
             if (event)
                 scan();
             for (size_t i = 0; i < ntrk; i++)
-                drain(&trk[i]);
+                drain(&trk[i], 1);
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
             syscall(SYS_futex, &flush_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         }
@@ -845,6 +1075,9 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     tick_ns = hz > 1000 ? 10000000000u / hz : 10000000u;
     if (tick_ns < 1000000u)
         tick_ns = 1000000u;
+    /* stacks walked by the sampled threads themselves, in our signal's
+     * handler (CGPROF_STACK_SYNC=0: from the copies only, to compare) */
+    sync_stacks = cg_stacks_on && cg_stacks_sync && ev && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;
@@ -995,6 +1228,7 @@ void cg_sampler_after_fork(void)
     flush_req = flush_done = 0;
     start_cpu_ns = 0;
     before_cpu_ns = 0;
+    execing = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;
     if (cg_sampler_start(event, start_hz, start_period) == 0)

@@ -155,7 +155,7 @@ CG_OWN static void on_sample_sig(int sig, siginfo_t *si, void *uc)
         return;
     }
     /* the first overflow of a thread's perf event (sampler.c) */
-    if (si->si_code > 0 && cg_sampler_phase_signal(si->si_fd))
+    if (si->si_code > 0 && cg_sampler_phase_signal(si->si_fd, uc))
         return;
     /* the program's own use of the signal */
     int saved = errno;

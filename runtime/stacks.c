@@ -40,6 +40,7 @@ struct cg_stree {
 };
 
 int cg_stacks_on = 1;
+int cg_stacks_sync = 1;
 static struct cg_stree *trees; /* atomic head */
 
 static void *map(size_t bytes)
@@ -145,41 +146,52 @@ static uint32_t child(struct cg_stree *t, uint32_t parent, uintptr_t pc)
     return id;
 }
 
+uint32_t cg_stree_path(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut)
+{
+    if (!t || n == 0)
+        return NO_PARENT;
+    uint32_t at = NO_PARENT;
+    if (cut && (at = child(t, NO_PARENT, CG_FRAME_CUT)) == NO_PARENT)
+        return NO_PARENT;
+    for (unsigned i = n; i-- > 0;)
+        if ((at = child(t, at, cg_pc_tag(frames[i]))) == NO_PARENT)
+            return NO_PARENT;
+    return at;
+}
+
 uint32_t cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut,
                       uint64_t weight)
 {
-    if (!t || n == 0) {
-        if (t)
-            __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
+    if (!t)
+        return NO_PARENT;
+    uint32_t at = cg_stree_path(t, frames, n, cut);
+    if (at == NO_PARENT) {
+        if (cut && n)
+            __atomic_add_fetch(&t->cut, weight, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
         return NO_PARENT;
     }
-    uint32_t at = NO_PARENT;
-    if (cut) {
-        at = child(t, NO_PARENT, CG_FRAME_CUT);
-        __atomic_add_fetch(&t->cut, weight, __ATOMIC_RELAXED);
-        if (at == NO_PARENT)
-            goto lost;
-    }
-    for (unsigned i = n; i-- > 0;) {
-        at = child(t, at, cg_pc_tag(frames[i]));
-        if (at == NO_PARENT)
-            goto lost;
-    }
-    cg_stree_count(t, at, weight);
+    cg_stree_take(t, at, cut, weight);
     return at;
-lost:
-    __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
-    return NO_PARENT;
 }
 
+void cg_stree_take(struct cg_stree *t, uint32_t leaf, int cut, uint64_t weight)
+{
+    if (cut)
+        __atomic_add_fetch(&t->cut, weight, __ATOMIC_RELAXED);
+    cg_stree_count(t, leaf, weight);
+}
+
+/* Counts may come from another thread than the one adding nodes (the
+ * sampler counts the stacks program threads walked themselves): added
+ * atomically. */
 void cg_stree_count(struct cg_stree *t, uint32_t leaf, uint64_t weight)
 {
-    if (leaf >= __atomic_load_n(&t->n, __ATOMIC_RELAXED)) {
+    if (leaf >= __atomic_load_n(&t->n, __ATOMIC_ACQUIRE)) {
         __atomic_add_fetch(&t->lost, weight, __ATOMIC_RELAXED);
         return;
     }
-    struct cg_snode *x = node(t, leaf);
-    __atomic_store_n(&x->count, x->count + weight, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&node(t, leaf)->count, weight, __ATOMIC_RELAXED);
 }
 
 /* ---- in a thread's own signal handler ----------------------------------- */
@@ -199,26 +211,43 @@ void cg_stack_bounds_init(void)
     pthread_attr_destroy(&a);
 }
 
-void cg_stack_sample_uc(void *ucontext, uint64_t weight)
+/* Walks this thread's stack from UCONTEXT into its tree's scratch: the
+ * number of frames (0: no tree). */
+static unsigned walk_uc(const ucontext_t *uc, int *cut)
 {
     struct cg_tls *t = &cg_tls;
+    *cut = 0;
     if (!t->stree) {
         t->stree = cg_stree_acquire();
         if (!t->stree)
-            return;
+            return 0;
     }
-    const ucontext_t *uc = ucontext;
     struct cg_regs r = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
                         (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
                         (uintptr_t)uc->uc_mcontext.gregs[REG_RBP], 1};
-    struct cg_mem m = {0, 0, NULL};
+    struct cg_mem m = {0, 0, NULL, 0};
     if (t->stack_lo <= r.sp && r.sp < t->stack_hi) {
         m.lo = r.sp;
         m.hi = t->stack_hi;
     }
+    return cg_unwind(&r, &m, t->stree->scratch, CG_STACK_MAX, cut);
+}
+
+void cg_stack_sample_uc(void *ucontext, uint64_t weight)
+{
     int cut;
-    unsigned n = cg_unwind(&r, &m, t->stree->scratch, CG_STACK_MAX, &cut);
-    cg_stree_add(t->stree, t->stree->scratch, n, cut, weight);
+    unsigned n = walk_uc(ucontext, &cut);
+    if (cg_tls.stree)
+        cg_stree_add(cg_tls.stree, cg_tls.stree->scratch, n, cut, weight);
+}
+
+uint32_t cg_stack_path_uc(void *ucontext, struct cg_stree **tree, const uintptr_t **frames,
+                          unsigned *n, int *cut)
+{
+    *n = walk_uc(ucontext, cut);
+    *tree = cg_tls.stree;
+    *frames = *tree ? (*tree)->scratch : NULL;
+    return *tree ? cg_stree_path(*tree, *frames, *n, *cut) : NO_PARENT;
 }
 
 /* In a fork child: the parent's stacks are the parent's.  Every tree's

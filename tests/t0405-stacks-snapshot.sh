@@ -1,0 +1,99 @@
+#!/bin/sh
+# t0405: every sampled stack is one moment's (docs/stacks.md, "One moment
+# per stack").  tests/progs/stackpaths.c alternates between two call paths
+# of the same shape, pathA -> ra x DEPTH -> leafA and pathB -> rb x DEPTH ->
+# leafB, a millisecond at each leaf: a stack taken from two moments shows
+# a leaf under the other path's frames.  The stacks are read by
+# tests/stacks.py (its own decoder, nm for names); the program's structure
+# is the truth: a leaf's stack is its own path, DEPTH frames deep, to the
+# program's root -- or, past the depth limit or the end of a stack copy,
+# its own frames under a [cut] marker, never another path's.
+. "$(dirname "$0")/lib.sh"
+
+STACKS="python3 $ROOT/tests/stacks.py"
+gcc -O2 -fno-optimize-sibling-calls -pthread "$PROGS/stackpaths.c" -o "$WORK/paths" &&
+gcc -O2 -fno-optimize-sibling-calls "$PROGS/stackexec.c" -o "$WORK/stackexec" || exit 1
+
+# paths_check FOLDED DEPTH WANT: the stacks of leafA and leafB in FOLDED.
+#   whole: >= 90% of them are whole (root to leaf, DEPTH frames of their
+#          own recursion; the rest cut, never mixed: a thread's first deep
+#          stacks are cut at the end of their copy, until it walks them
+#          itself), at least 40 samples
+#   limit: all cut: >= 85% at the depth limit, [cut] then 2048 frames,
+#          their own (the rest: a thread's first deep stacks, cut at the
+#          end of their copy before it walks its stacks itself)
+#   cut:   whole or cut, never mixed, and at least 90% cut (copies only)
+# Any stack with the other path's frames, or a root that is neither the
+# program's (_start, or the thread's start in libc) nor [cut], fails.
+paths_check() {
+    awk -v depth="$2" -v want="$3" '
+    !/^#/ {
+        n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+        if (f[k] != "leafA" && f[k] != "leafB") next
+        me = substr(f[k], 5); other = me == "A" ? "B" : "A"
+        rec = (big ? "big" : "r") (big ? me : tolower(me))
+        tot += n; mine = 0; bad = ""
+        for (i = 1; i < k; i++) {
+            if (f[i] ~ ("^(path" other "|r" tolower(other) "|big" other ")$")) bad = "mixed"
+            if (f[i] ~ "^(r" tolower(me) "|big" me ")$") mine++
+        }
+        if (f[1] == "[cut]") cut += n
+        else if (f[1] != "_start" && f[1] != "[libc.so.6]") bad = bad " root " f[1]
+        else if (mine != depth || s !~ ("run;path" me ";")) bad = bad " whole with " mine " frames"
+        else whole += n
+        if (want == "limit" && f[1] != "[cut]") bad = bad " not cut"
+        if (want == "limit" && (k != 2049 || mine != 2047)) short += n
+        if (bad != "") { print "bad stack (" bad "): " substr(s, 1, 200) " ... " f[k] " " n; err = 1 }
+    }
+    END {
+        printf "leaf samples %d whole %d cut %d\n", tot, whole, cut
+        if (err) exit 1
+        if (tot < 40) { print "too few samples"; exit 1 }
+        if (want == "whole" && whole < 0.9 * tot) { print "too few whole"; exit 1 }
+        if (want == "cut" && cut < 0.9 * tot) { print "too few cut"; exit 1 }
+        if (want == "limit" && short > 0.15 * tot) { print short " cut short of the limit"; exit 1 }
+    }' big="${4:-}" "$1"
+}
+
+# perf events' stacks deeper than their copy are walked by the thread
+# itself only with CGPROF_STACK_SYNC=1 (the default walks the copies only:
+# below); the cpu event's handler always walks the thread's own stack.
+for ev in cpu-clock cpu; do
+    test_expect "-e $ev: 400 frames deep, two paths: every stack whole and one moment's" "
+        CGPROF_STACK_SYNC=1 \$CGPROF record -e $ev ./paths small 400 400 >out && grep -qx done out &&
+        \$STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole"
+    test_expect "-e $ev: 20 KB frames 400 deep (8 MB of stack): the same" "
+        CGPROF_STACK_SYNC=1 \$CGPROF record -e $ev ./paths big 400 100 >out && grep -qx done out &&
+        \$STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole 1"
+    test_expect "-e $ev: 6,000 frames deep: cut at 2,048 and marked, no garbage root" "
+        CGPROF_STACK_SYNC=1 \$CGPROF record -e $ev ./paths small 6000 100 >out && grep -qx done out &&
+        \$STACKS cgprof.data >folded && head -n 1 folded &&
+        grep -q '^# samples [0-9]* stacked [0-9]* cut [1-9]' folded && paths_check folded 6000 limit"
+done
+
+# Where a thread cannot walk its own stack, its sample's copy of the stack
+# (8 KB) is walked, and nothing else: the 32 KB of these stacks end in a
+# cut marker, never in frames read later.
+test_expect "by default (CGPROF_STACK_SYNC=0): stacks from the copies only, cut at their end" '
+    $CGPROF record ./paths small 400 300 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 cut'
+test_expect "a thread with every signal blocked: stacks from the copies, cut; it runs to the end" '
+    CGPROF_STACK_SYNC=1 $CGPROF record ./paths masked 400 600 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 cut'
+
+# A deep thread gets the runtime's signal at every sample; it execs: none
+# may reach the next image (its default action ends the process).
+test_expect "a deep thread that execs, 6 times: every image runs to its end" '
+    CGPROF_STACK_SYNC=1 $CGPROF record -o x.data ./stackexec 5 >out && cat out && grep -qx "done 0" out'
+
+# The stacks cost no system call per word: the sampler thread reads none
+# of the program's memory (strace counts process_vm_readv).
+if command -v strace >/dev/null 2>&1; then
+    test_expect "no process_vm_readv while sampling a deep stack" '
+        CGPROF_STACK_SYNC=1 strace -f -qq -c -e trace=process_vm_readv -o trace $CGPROF_REAL record ./paths small 400 300 >out &&
+        grep -qx done out && cat trace && ! grep -q process_vm_readv trace'
+else
+    test_skip "no process_vm_readv while sampling a deep stack" "no strace"
+fi
+
+test_done

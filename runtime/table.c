@@ -210,9 +210,9 @@ int cg_table_add(struct cg_table *tb, uintptr_t from, uintptr_t self, uint64_t w
  * is of run-time addresses).  A new generation twice the size, keys placed
  * hottest first by their counts in this one, puts them home again.  It
  * doubles, so memory stays under twice the current generation, and stops
- * at CG_SPREAD slots per key: after that the budget is left spent (the
+ * at CG_SPREAD (8) slots per key: after that the budget is left spent (the
  * fast path's count-down then never reaches zero again). */
-#define CG_SPREAD 16
+#define CG_SPREAD 8
 void cg_table_relayout(struct cg_table *tb)
 {
     struct cg_gen *g = tb->gen;

@@ -164,9 +164,10 @@ while [ $i -lt "$RUNS" ]; do
     ms "$BUILD/cgprof" export -f html -o "$W/sq.html" "$W/sq.data" >>"$W/q.html"
     if [ -n "$BASELIB" ]; then
         # an older cgprof may not read this profile or know the format: "failed"
-        ms "$W/base/build/cgprof" report "$W/sq.data" >>"$W/q.breport" || echo failed >>"$W/q.breport"
-        ms "$W/base/build/cgprof" export -f html -o "$W/sq.bhtml" "$W/sq.data" >>"$W/q.bhtml" ||
-            echo failed >>"$W/q.bhtml"
+        t=$(ms "$W/base/build/cgprof" report "$W/sq.data") || t=failed
+        echo "$t" >>"$W/q.breport"
+        t=$(ms "$W/base/build/cgprof" export -f html -o "$W/sq.bhtml" "$W/sq.data") || t=failed
+        echo "$t" >>"$W/q.bhtml"
     fi
     i=$((i + 1))
 done

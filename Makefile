@@ -84,7 +84,7 @@ check: all
 	sh tests/run.sh
 
 bench: all
-	sh bench/run.sh
+	BASE='$(BASE)' sh bench/run.sh
 
 # Mutation testing, not part of check: see tests/mutants/run.sh.
 mutants:

@@ -23,6 +23,9 @@ __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) = {
 _Static_assert(offsetof(struct cg_tls, slots) == 0, "mcount.S reads slots at offset 0");
 _Static_assert(offsetof(struct cg_tls, bmask) == 8, "mcount.S reads bmask at offset 8");
 _Static_assert(sizeof(struct cg_slot) == 32, "mcount.S indexes slots by << 5");
+_Static_assert(offsetof(struct cg_gen, slots) == 32, "slots start a cache line's half");
+_Static_assert(offsetof(struct cg_gen, slots) - offsetof(struct cg_gen, budget) == 16,
+               "mcount.S counts probes down at slots - 16");
 
 int cg_recording = 1;
 int cg_instrumented;
@@ -48,6 +51,8 @@ static void arc_count(struct cg_tls *t, uintptr_t from, uintptr_t self)
 {
     struct cg_table *tb = t->table;
     cg_table_add(tb, from, self, 1);
+    if (__atomic_load_n(&tb->gen->budget, __ATOMIC_RELAXED) == 0)
+        cg_table_relayout(tb);
     if (t->slots != tb->gen->slots)
         tls_publish(t, tb);
 }

@@ -39,12 +39,21 @@ struct cg_slot {
  * same keys with zero counts, and becomes current.  Old generations keep
  * the counts they gathered and are never unmapped: a call counted into
  * one by a fast path that a signal handler interrupted is still counted,
- * and the writer sums an arc over all generations. */
+ * and the writer sums an arc over all generations.
+ *
+ * The header is 32 bytes, so that a generation (mapped page-aligned) has
+ * every slot in one cache line.  `budget` counts down the slots the fast
+ * path looked at beyond an arc's home slot in this generation; when it
+ * reaches zero the slow path lays the keys out again, hottest first
+ * (cg_table_relayout).  mcount.S reads it at slots - 16. */
 struct cg_gen {
     struct cg_gen *older;
     uint64_t nslots;
+    int64_t budget; /* probes left before a relayout (fast path: one subq) */
+    uint64_t unused;
     struct cg_slot slots[];
 };
+#define CG_PROBE_BUDGET (1 << 20)
 
 /* Per-thread arc table.  It outlives its thread: on thread exit it is
  * released (in_use = 0) and the next new thread adopts it, counts and all,
@@ -230,6 +239,8 @@ struct cg_table *cg_table_acquire(struct cg_registry *r) CG_HIDDEN;
 void cg_table_release(struct cg_table *tb) CG_HIDDEN;
 /* Adds WEIGHT to key (from, self); -1 if it had to be counted as lost. */
 int cg_table_add(struct cg_table *tb, uintptr_t from, uintptr_t self, uint64_t weight) CG_HIDDEN;
+/* The fast path spent the current generation's probe budget: lay it out again. */
+void cg_table_relayout(struct cg_table *tb) CG_HIDDEN;
 void cg_tables_zero(struct cg_registry *r, const struct cg_table *keep) CG_HIDDEN;
 uint64_t cg_tables_lost(const struct cg_registry *r) CG_HIDDEN;
 void cg_tables_set_limit(uint64_t bytes) CG_HIDDEN;

@@ -71,9 +71,14 @@ cg_hash_mul:
 	.cfi_adjust_cfa_offset -8
 	ret
 	.cfi_adjust_cfa_offset 32
-2:	/* not this slot: probe on; an empty slot means a new arc */
+2:	/* not this slot: probe on; an empty slot means a new arc.  Each
+	 * slot looked at past the home slot counts down the generation's
+	 * probe budget (at slots - 16); at zero, the slow path counts this
+	 * call and lays the table out again, hottest arcs first. */
 	cmpq	$0, 8(%r11,%rax)
 	je	3f
+	subq	$1, -16(%r11)
+	jz	3f
 	addq	$32, %rax
 	andq	%rdi, %rax
 	cmpq	%rsi, 8(%r11,%rax)

@@ -18,9 +18,10 @@
  *      global-scope lookup gives for the entry's name and version (what
  *      lazy binding would have bound).  An entry whose target cannot be
  *      found, lies in its own module, or lies in libcgprof is left alone.
- *   3. libcgprof's own module is never hooked, so the runtime's own library
+ *   3. A call into a -pg module is not hooked: the callee's mcount counts it.
+ *   4. libcgprof's own module is never hooked, so the runtime's own library
  *      calls are not counted and cannot recurse into a stub.
- *   4. cg_lc_target[i] is written once, before its stub is published in a
+ *   5. cg_lc_target[i] is written once, before its stub is published in a
  *      GOT entry, and never changes.
  */
 #include "rt.h"
@@ -45,6 +46,7 @@ struct lc_module {
     const ElfW(Phdr) * phdr;
     int phnum;
     const char *name;
+    int profiled; /* built with -pg: its own mcount counts calls into it */
 };
 
 static struct lc_module lc_mods[CG_LC_MODULES];
@@ -82,8 +84,12 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
         return 0;
     }
     if (lc_nmods < CG_LC_MODULES)
-        lc_mods[lc_nmods++] = (struct lc_module){
-            info->dlpi_addr, lo, hi, info->dlpi_phdr, info->dlpi_phnum, info->dlpi_name};
+        lc_mods[lc_nmods++] = (struct lc_module){.bias = info->dlpi_addr,
+                                                 .lo = lo,
+                                                 .hi = hi,
+                                                 .phdr = info->dlpi_phdr,
+                                                 .phnum = info->dlpi_phnum,
+                                                 .name = info->dlpi_name};
     return 0;
 }
 
@@ -271,6 +277,9 @@ static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, co
         t = lookup(name, version_of(d, sym));
     if (!t || (t >= m->lo && t < m->hi) || (t >= self_lo && t < self_hi))
         return 0;
+    for (unsigned i = 0; i < lc_nmods; i++)
+        if (lc_mods[i].profiled && t >= lc_mods[i].lo && t < lc_mods[i].hi)
+            return 0; /* counted by the callee's mcount already */
     return t;
 }
 
@@ -293,7 +302,7 @@ static int full_said;
 static void hook_module(const struct lc_module *m)
 {
     struct lc_dyn d;
-    if (read_dynamic(m, &d) != 0 || !d.njmprel || !profiled(&d))
+    if (!m->profiled || read_dynamic(m, &d) != 0 || !d.njmprel)
         return;
     uintptr_t rlo, rhi;
     relro_range(m, &rlo, &rhi);
@@ -339,6 +348,10 @@ void cg_libcalls_init(void)
     dl_iterate_phdr(collect, NULL);
     if (!self_hi)
         return; /* not found: nothing can be trusted */
+    for (unsigned i = 0; i < lc_nmods; i++) {
+        struct lc_dyn d;
+        lc_mods[i].profiled = read_dynamic(&lc_mods[i], &d) == 0 && profiled(&d);
+    }
     for (unsigned i = 0; i < lc_nmods; i++)
         hook_module(&lc_mods[i]);
 }

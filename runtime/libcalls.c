@@ -28,6 +28,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,17 @@ static void hook_module(const struct lc_module *m)
     }
     if (opened)
         mprotect((void *)rlo, rhi - rlo, PROT_READ);
+}
+
+/* The stubs' slow path (arch/x86_64/libcalls.S): a new arc, or a thread's
+ * first call.  errno is the program's: the callee has yet to run, and may
+ * read it (a caller may set errno = 0 before strtol). */
+void cg_lc_slow_c(uintptr_t from, uintptr_t self) CG_HIDDEN;
+void cg_lc_slow_c(uintptr_t from, uintptr_t self)
+{
+    int saved = errno;
+    cg_arc_slow(from, self);
+    errno = saved;
 }
 
 /* The library calls of the modules present now start being counted. */

@@ -10,6 +10,7 @@ N=1000
 cd "$WORK" &&
 gcc -O1 -pg -fPIC -shared "$PROGS/libcalls_lib.c" -o liblcl.so &&
 gcc -O1 -fPIC -shared "$PROGS/libcalls_ptr.c" -o liblcp.so &&
+gcc -O1 -fPIC -shared "$PROGS/libcalls_interpose.c" -o liblci.so &&
 gcc -O1 -pg -pthread "$PROGS/libcalls.c" -o lazy -ldl -L. -llcl -llcp -Wl,-rpath,'$ORIGIN' &&
 gcc -O1 -pg -pthread "$PROGS/libcalls.c" -o now -ldl -L. -llcl -llcp -Wl,-rpath,'$ORIGIN' \
     -Wl,-z,now -Wl,-z,relro || exit 1
@@ -58,6 +59,18 @@ test_expect "the program sees the same exit status, pointers, errno and variadic
     ./now 100; a=\$?; $CGPROF record -o p.data ./now 100; b=\$?;
     echo \"\$a \$b\"; test \$a -eq 42 && test \$b -eq 42
 "
+
+# An LD_PRELOADed getpid without versions: the loader binds the program's
+# getpid@GLIBC_2.2.5 to it, so must the hook -- counted to it, and reaching
+# it (its own count; the runtime's own getpid calls reach it too: at least)
+for b in lazy now; do
+    test_expect "$b binding: a call to an LD_PRELOADed interposer still reaches it, counted to it" "
+        LD_PRELOAD=\$PWD/liblci.so $CGPROF record -o i.data ./$b $N 2>err; test \$? -eq 42 &&
+        cat err && n=\$(sed -n 's/^interposed getpid //p' err) && test \$n -ge 5000 &&
+        $CGPROF report -b -q i.data >i.txt &&
+        grep -E '^ +[0-9.]+ +[0-9.]+ +5000/5000 +getpid \\[liblci.so\\]' i.txt
+    "
+done
 
 test_expect "--no-lib-calls and CGPROF_LIBCALLS=0: only the -pg arcs" "
     $CGPROF record --no-lib-calls -o off.data ./lazy $N; test \$? -eq 42 &&

@@ -37,7 +37,7 @@ cg_lc_hash_mul:
 
 /* The slow path: a new arc or a new thread.  rax rdx rsi rdi are pushed
  * (in that order) and rdx = from, rsi = self = the target.  Saves every
- * other argument register, calls cg_arc_slow(from, self) on an aligned
+ * other argument register, calls cg_lc_slow_c(from, self) on an aligned
  * stack, restores everything and jumps to the target. */
 	.type	cg_lc_slow, @function
 	.p2align 4
@@ -65,7 +65,7 @@ cg_lc_slow:
 	movdqu	%xmm6, 96(%rsp)
 	movdqu	%xmm7, 112(%rsp)
 	movq	%rdx, %rdi
-	call	cg_arc_slow
+	call	cg_lc_slow_c
 	movdqu	0(%rsp), %xmm0
 	movdqu	16(%rsp), %xmm1
 	movdqu	32(%rsp), %xmm2

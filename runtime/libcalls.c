@@ -252,14 +252,14 @@ static int unversioned_def(void *p, unsigned *pos)
 static uintptr_t lookup(const char *name, const char *ver)
 {
     void *p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
-    if (ver) {
-        void *q = dlsym(RTLD_DEFAULT, name);
+    void *q = ver ? dlsym(RTLD_DEFAULT, name) : p;
+    if (q && q != p) { /* rare: dladdr searches whole symbol tables */
         Dl_info info;
         struct link_map *lm = NULL;
         unsigned qpos, ppos = UINT32_MAX;
         if (p && dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm)
             ppos = scope_pos(lm);
-        if (q && q != p && unversioned_def(q, &qpos) && qpos < ppos)
+        if (unversioned_def(q, &qpos) && qpos < ppos)
             p = q;
     }
     dlerror(); /* the program's next dlerror() must not see ours */

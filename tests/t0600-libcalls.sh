@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0600: library calls -- the calls -pg code makes through its PLT into
-# shared libraries are counted exactly, per caller, in every thread, with
+# shared libraries are counted exactly, per caller, in every thread (and
+# constructors, signal handlers, forked children), with
 # lazy binding and with -z now (full RELRO), against the numbers the
 # program makes (tests/progs/libcalls.c) and against ltrace -c; and the
 # program sees nothing of it.
@@ -18,15 +19,21 @@ cd - >/dev/null || exit 1
 
 # The arcs the program makes, "caller callee count", N = 1000; strlen as
 # the name its IFUNC chose (strlen, __strlen_avx2, __strlen_evex...).
+# In a thread (worker), a constructor (early), a signal handler (on_usr1).
 cat >"$WORK/want" <<EOF
 do_malloc free 2000
 do_malloc malloc 2000
 do_qsort qsort 1000
 do_strlen strlen 3000
+early getuid 11
 lc_lib_strlen strlen 7000
+main fork 1
 main lc_lib_strlen 1
 main lc_lib_strlen_ptr 2
+main raise 1000
+main waitpid 1
 msort_with_tmp.part.0 cmp 12005
+on_usr1 getppid 1000
 worker getpid 5000
 EOF
 
@@ -34,13 +41,17 @@ EOF
 lib_arcs() {
     "$CGPROF" report -b -q "$1" | awk -f "$ROOT/tests/arcs.awk" | sort -u |
         sed 's/ __strlen_[a-z0-9_]* / strlen /' |
-        grep -E ' (free|malloc|qsort|strlen|getpid|lc_lib_strlen|lc_lib_strlen_ptr|cmp) '
+        grep -E ' (free|malloc|qsort|strlen|getpid|lc_lib_strlen|lc_lib_strlen_ptr|cmp|getuid|fork|raise|waitpid|getppid|getegid) '
 }
 
 for b in lazy now; do
-    test_expect "$b binding: each library call counted exactly, per caller, in a thread too" "
-        $CGPROF record -o $b.data ./$b $N; test \$? -eq 42 &&
+    test_expect "$b binding: each library call counted exactly, per caller, in a thread, constructor, signal handler" "
+        rm -f $b.data* && $CGPROF record -o $b.data ./$b $N; test \$? -eq 42 &&
         lib_arcs $b.data >got && diff -u want got
+    "
+    test_expect "$b binding: a forked child's library calls, in its own profile" "
+        ls $b.data.* >child && test \$(wc -l <child) -eq 1 &&
+        lib_arcs \$(cat child) >got.child && echo 'main getegid 13' | diff -u - got.child
     "
 done
 

@@ -1,7 +1,9 @@
 /* libcalls: a -pg program that makes known numbers of library calls, for
  * N on the command line: strlen 3N (do_strlen), malloc and free 2N each
  * (do_malloc), qsort N (do_qsort), getpid 5N in a thread (worker), and
- * through the -pg library libcalls_lib.c strlen 7N more (lc_lib_strlen).
+ * through the -pg library libcalls_lib.c strlen 7N more (lc_lib_strlen);
+ * getuid 11 in a constructor (early), raise N and getppid N in the
+ * handler of the signal raised (on_usr1), getegid 13 in a forked child.
  * It then checks that it sees what it would see without a profiler --
  * pointer identity against dlsym, errno after a failing call, a variadic
  * call -- and exits 42 when all hold (3, 4, 5 name the check that failed).
@@ -11,9 +13,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 size_t lc_lib_strlen(long n);
@@ -69,6 +73,20 @@ static int got_writable(void)
     return w;
 }
 
+/* before main: 11 calls of getuid */
+__attribute__((constructor)) static void early(void)
+{
+    for (int i = 0; i < 11; i++)
+        sink += (size_t)getuid();
+}
+
+/* one getppid per signal */
+static void on_usr1(int sig)
+{
+    (void)sig;
+    sink += (size_t)getppid();
+}
+
 static void *worker(void *arg)
 {
     long n = *(long *)arg;
@@ -87,6 +105,20 @@ int main(int argc, char **argv)
     pthread_t t;
     long tn = 5 * n;
     if (pthread_create(&t, NULL, worker, &tn) != 0 || pthread_join(t, NULL) != 0)
+        return 2;
+    /* a signal handler's calls: N raise, N getppid */
+    signal(SIGUSR1, on_usr1);
+    for (long i = 0; i < n; i++)
+        raise(SIGUSR1);
+    /* a forked child's: 13 getegid, in its own profile */
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (int i = 0; i < 13; i++)
+            sink += (size_t)getegid();
+        _exit(0);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
         return 2;
     /* the program sees nothing */
     /* (&f of a function also called here makes the linker send its calls

@@ -118,6 +118,9 @@ measure lua "$W/lua" "$W/lua_pg" "$LUASCRIPT"
 report lua "Lua 5.4 (Debian source, gcc -O2 -pg) running bench/workload.lua" \
     "$(calls "$W/lua_pg" "$LUASCRIPT")"
 
+# Library calls (docs/libcalls.md): one counted beside one glibc mcount.
+W="$W" BUILD="$BUILD" RUNS="$RUNS" sh "$ROOT/bench/libcalls.sh"
+
 # Report speed: cgprof report -b against gprof -b on Lua's gmon.out.
 env LD_PRELOAD="$LIB" CGPROF_OUTPUT="$W/lua.gmon" "$W/lua_pg" "$LUASCRIPT" >/dev/null
 : >"$W/r.gprof"; : >"$W/r.cgprof"

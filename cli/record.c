@@ -41,6 +41,8 @@ static void record_usage(FILE *f)
           "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
           "      --no-stacks    sample pcs only, without call stacks (cgprof format;\n"
           "                     the default records each sample's call stack)\n"
+          "      --no-lib-calls do not count the calls -pg code makes into shared\n"
+          "                     libraries (cgprof format; docs/libcalls.md)\n"
           "  -v, -V, --version  the version\n",
           f);
 }
@@ -197,6 +199,7 @@ struct opts {
     const char *output, *format;
     int have_hz;
     int no_stacks;
+    int no_lib_calls;
     const char *checkpoint;
 };
 
@@ -216,6 +219,10 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             return i;
         if (strcmp(a, "--no-stacks") == 0) {
             o->no_stacks = 1;
+            continue;
+        }
+        if (strcmp(a, "--no-lib-calls") == 0) {
+            o->no_lib_calls = 1;
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -322,6 +329,8 @@ static int setup_env(const struct opts *o, const char *lib)
     bad |= setenv("CGPROF_FORMAT", o->format, 1);
     if (o->no_stacks)
         bad |= setenv("CGPROF_STACKS", "0", 1);
+    if (o->no_lib_calls)
+        bad |= setenv("CGPROF_LIBCALLS", "0", 1);
     snprintf(num, sizeof num, "%ld", (long)getpid()); /* exec keeps the pid */
     bad |= setenv("CGPROF_ROOT_PID", num, 1);
     /* this run's id, which every process of it writes in its profile (also
@@ -352,7 +361,7 @@ static int setup_env(const struct opts *o, const char *lib)
 
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, NULL};
+    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, 0, NULL};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)

@@ -177,6 +177,9 @@ void cg_init(void)
     }
     pthread_atfork(NULL, NULL, cg_after_fork_child);
     cg_thread_track();
+    /* the cgprof format only: gmon.out has no place for arcs into other objects */
+    if (cg_format == CG_FORMAT_CGPROF)
+        cg_libcalls_init();
     if (cg_format == CG_FORMAT_CGPROF && cg_is_root)
         cg_helper_start();
     errno = saved;

@@ -179,6 +179,9 @@ void cg_thread_recs_after_fork(void) CG_HIDDEN;
 /* init.c */
 void cg_init(void) CG_HIDDEN;
 
+/* libcalls.c: calls from -pg modules through their PLT (docs/libcalls.md) */
+void cg_libcalls_init(void) CG_HIDDEN;
+
 /* signals.c: the sampling signal, deadly signals, sigaction/signal */
 extern int cg_sample_sig CG_HIDDEN; /* real-time signal of our timers */
 void cg_signals_init(int itimer) CG_HIDDEN;

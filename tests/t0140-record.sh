@@ -17,10 +17,13 @@ test_expect "record -o FILE and -F HZ" "
     gprof -b -p calls my.prof | grep -q 'Each sample counts as 0.002 seconds'
 "
 
+# with the library calls main makes (printf), less gcrt1's registration of
+# _mcleanup (its __cxa_atexit call has no function of its own to come from)
 test_expect "record writes cgprof.data by default; report reads it with no arguments" "
     rm -f gmon.out cgprof.data && $CGPROF record ./calls >/dev/null && test -f cgprof.data &&
-    $CGPROF report -b -q | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
-    (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1') | sort | diff -u - got
+    $CGPROF report -b -q | awk -f $ROOT/tests/arcs.awk | grep -v ' __cxa_atexit ' | sort -u >got &&
+    (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1'; echo 'main printf 1') |
+        sort | diff -u - got
 "
 
 test_expect "a -pg program started by the recorded one writes cgprof.data.PID" "

@@ -246,11 +246,15 @@ test_expect "-pg program with --format gmon: GNU gprof reads the profile" "
 "
 
 # Unlike gmon.out, the own format keeps the call of main from libc.
+# with main's library call, printf (docs/libcalls.md); gcrt1's __cxa_atexit
+# call has no function of its own to come from
 test_expect "-pg program with --format cgprof: exact call counts in the report" "
     gcc -O2 -pg $PROGS/calls.c -o calls && rm -f cgprof.data &&
     $CGPROF record --format cgprof ./calls >/dev/null &&
-    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
-    (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1') | sort | diff - got
+    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | grep -v ' __cxa_atexit ' |
+        sort -u >got &&
+    (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1'; echo 'main printf 1') |
+        sort | diff - got
 "
 
 test_expect "libcgprof's own mcount is left out, and its share said" "

@@ -32,10 +32,14 @@ test_expect "gmon.out: the histogram credits the function that ran (GNU gprof re
     printf 'main f60 100\nmain f30 100\nmain f10 100\n' >exp && same_arcs exp split gmon.out
 "
 
+# main's printf is a library call (docs/libcalls.md); gcrt1's __cxa_atexit
+# call has no function of its own to come from
 test_expect "-no-pie, cgprof profile: exact counts, named" "
     rm -f cgprof.data && $CGPROF record --format cgprof ./calls_np >/dev/null &&
-    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | sort -u >got &&
-    (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1') | sort | diff -u - got
+    $CGPROF report -b -q cgprof.data | awk -f $ROOT/tests/arcs.awk | grep -v ' __cxa_atexit ' |
+        sort -u >got &&
+    (cat $PROGS/calls.arcs; echo '__libc_start_call_main main 1'; echo 'main printf 1') |
+        sort | diff -u - got
 "
 
 test_expect "-no-pie, cgprof profile: samples credited to the function that ran" "

@@ -1,0 +1,369 @@
+/* Library calls: counts the calls a profiled module makes through its PLT
+ * into other shared objects, by pointing their GOT entries at trampolines.
+ *
+ * At start-up (cg_init, cgprof format only) every module present that was
+ * built with -pg -- one whose relocations name mcount, _mcount or
+ * __fentry__ -- has each R_X86_64_JUMP_SLOT entry of its GOT replaced by
+ * the address of a stub (arch/x86_64/libcalls.S) that counts the arc
+ * (return address, target) in the thread's arc table and jumps on to the
+ * target.  docs/libcalls.md has the design, its limits and its cost.
+ *
+ * Invariants:
+ *   1. Only JUMP_SLOT entries are touched: R_X86_64_GLOB_DAT entries,
+ *      which `&f` and -fno-plt calls load, keep the function's own address,
+ *      so function-pointer identity never changes.
+ *   2. A stub jumps to exactly the function the entry would have reached:
+ *      the entry's own value when it is already bound (bind-now, or a lazy
+ *      entry a constructor already used), else the definition the loader's
+ *      global-scope lookup gives for the entry's name and version (what
+ *      lazy binding would have bound).  An entry whose target cannot be
+ *      found, lies in its own module, or lies in libcgprof is left alone.
+ *   3. A call into a -pg module is not hooked: the callee's mcount counts it.
+ *   4. libcgprof's own module is never hooked, so the runtime's own library
+ *      calls are not counted and cannot recurse into a stub.
+ *   5. cg_lc_target[i] is written once, before its stub is published in a
+ *      GOT entry, and never changes.
+ */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define CG_LC_STUBS   8192 /* arch/x86_64/libcalls.S has the same number */
+#define CG_LC_MODULES 256
+
+extern const char cg_lc_stubs[] CG_HIDDEN;
+uintptr_t cg_lc_target[CG_LC_STUBS] CG_HIDDEN;
+static unsigned lc_used;
+
+struct lc_module {
+    uintptr_t bias, lo, hi;
+    const ElfW(Phdr) * phdr;
+    int phnum;
+    const char *name;
+    int profiled; /* built with -pg: its own mcount counts calls into it */
+};
+
+static struct lc_module lc_mods[CG_LC_MODULES];
+static unsigned lc_nmods;
+static uintptr_t self_lo, self_hi; /* libcgprof's own mapped range */
+
+static void module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo)
+            *lo = a;
+        if (a + ph->p_memsz > *hi)
+            *hi = a + ph->p_memsz;
+    }
+}
+
+/* Collects the modules; the work is done outside dl_iterate_phdr, whose
+ * lock dlsym must not be called under. */
+static int collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    uintptr_t lo, hi;
+    module_range(info, &lo, &hi);
+    uintptr_t me = (uintptr_t)cg_lc_stubs;
+    if (me >= lo && me < hi) { /* ours (with libcgprof.a, the executable) */
+        self_lo = lo;
+        self_hi = hi;
+        return 0;
+    }
+    if (lc_nmods < CG_LC_MODULES)
+        lc_mods[lc_nmods++] = (struct lc_module){.bias = info->dlpi_addr,
+                                                 .lo = lo,
+                                                 .hi = hi,
+                                                 .phdr = info->dlpi_phdr,
+                                                 .phnum = info->dlpi_phnum,
+                                                 .name = info->dlpi_name};
+    return 0;
+}
+
+/* What a module's dynamic section says about its PLT relocations. */
+struct lc_dyn {
+    const ElfW(Rela) * jmprel, *rela;
+    size_t njmprel, nrela;
+    const ElfW(Sym) * symtab;
+    const char *strtab;
+    const ElfW(Half) * versym;
+    const ElfW(Verneed) * verneed;
+    size_t nverneed;
+};
+
+/* glibc relocates most d_ptr values of a writable .dynamic in place, not
+ * all (DT_VERNEED stays as linked): an address below the bias is unrelocated. */
+static uintptr_t dyn_ptr(uintptr_t v, uintptr_t bias)
+{
+    return v < bias ? v + bias : v;
+}
+
+static int read_dynamic(const struct lc_module *m, struct lc_dyn *d)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < m->phnum; i++)
+        if (m->phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(m->bias + m->phdr[i].p_vaddr);
+    if (!dyn)
+        return -1;
+    memset(d, 0, sizeof *d);
+    size_t pltrelsz = 0, relasz = 0;
+    long pltrel = DT_RELA;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t p = dyn_ptr(dyn->d_un.d_ptr, m->bias);
+        switch (dyn->d_tag) {
+        case DT_JMPREL:
+            d->jmprel = (const ElfW(Rela) *)p;
+            break;
+        case DT_PLTRELSZ:
+            pltrelsz = dyn->d_un.d_val;
+            break;
+        case DT_PLTREL:
+            pltrel = (long)dyn->d_un.d_val;
+            break;
+        case DT_RELA:
+            d->rela = (const ElfW(Rela) *)p;
+            break;
+        case DT_RELASZ:
+            relasz = dyn->d_un.d_val;
+            break;
+        case DT_SYMTAB:
+            d->symtab = (const ElfW(Sym) *)p;
+            break;
+        case DT_STRTAB:
+            d->strtab = (const char *)p;
+            break;
+        case DT_VERSYM:
+            d->versym = (const ElfW(Half) *)p;
+            break;
+        case DT_VERNEED:
+            d->verneed = (const ElfW(Verneed) *)p;
+            break;
+        case DT_VERNEEDNUM:
+            d->nverneed = dyn->d_un.d_val;
+            break;
+        default:
+            break;
+        }
+    }
+    if (pltrel != DT_RELA || !d->symtab || !d->strtab)
+        return -1;
+    d->njmprel = d->jmprel ? pltrelsz / sizeof(ElfW(Rela)) : 0;
+    d->nrela = d->rela ? relasz / sizeof(ElfW(Rela)) : 0;
+    return 0;
+}
+
+static int is_mcount(const char *s)
+{
+    return strcmp(s, "mcount") == 0 || strcmp(s, "_mcount") == 0 || strcmp(s, "__fentry__") == 0;
+}
+
+/* Built with -pg: some relocation (a PLT call, or a GOT load under
+ * -fno-plt) names an entry stub. */
+static int profiled(const struct lc_dyn *d)
+{
+    for (size_t i = 0; i < d->njmprel; i++)
+        if (is_mcount(d->strtab + d->symtab[ELF64_R_SYM(d->jmprel[i].r_info)].st_name))
+            return 1;
+    for (size_t i = 0; i < d->nrela; i++) {
+        unsigned long sym = ELF64_R_SYM(d->rela[i].r_info);
+        if (sym && is_mcount(d->strtab + d->symtab[sym].st_name))
+            return 1;
+    }
+    return 0;
+}
+
+/* The version a symbol reference asks for (e.g. GLIBC_2.14), or NULL. */
+static const char *version_of(const struct lc_dyn *d, unsigned long sym)
+{
+    if (!d->versym || !d->verneed)
+        return NULL;
+    unsigned v = d->versym[sym] & 0x7fff;
+    if (v < 2)
+        return NULL;
+    const ElfW(Verneed) *vn = d->verneed;
+    for (size_t i = 0; i < d->nverneed; i++) {
+        const ElfW(Vernaux) *va = (const ElfW(Vernaux) *)((const char *)vn + vn->vn_aux);
+        for (unsigned j = 0; j < vn->vn_cnt; j++) {
+            if (va->vna_other == v)
+                return d->strtab + va->vna_name;
+            va = (const ElfW(Vernaux) *)((const char *)va + va->vna_next);
+        }
+        if (!vn->vn_next)
+            break;
+        vn = (const ElfW(Verneed) *)((const char *)vn + vn->vn_next);
+    }
+    return NULL;
+}
+
+/* The position of a module in the loader's list: the global scope's order
+ * for the modules loaded at start-up. */
+static unsigned scope_pos(const struct link_map *lm)
+{
+    unsigned n = 0;
+    for (; lm && lm->l_prev; lm = lm->l_prev)
+        n++;
+    return n;
+}
+
+/* Whether the definition at p has no version (none at all, or the base
+ * one), as an interposer's usually has: the loader binds a versioned
+ * reference to it, dlvsym does not.  *pos: its module's place in the scope. */
+static int unversioned_def(void *p, unsigned *pos)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+        !dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+        return 0;
+    *pos = scope_pos(lm);
+    const ElfW(Sym) *symtab = NULL;
+    const ElfW(Half) *versym = NULL;
+    for (const ElfW(Dyn) *dyn = lm->l_ld; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_SYMTAB)
+            symtab = (const ElfW(Sym) *)dyn_ptr(dyn->d_un.d_ptr, lm->l_addr);
+        else if (dyn->d_tag == DT_VERSYM)
+            versym = (const ElfW(Half) *)dyn_ptr(dyn->d_un.d_ptr, lm->l_addr);
+    }
+    return !versym || (symtab && sym > symtab && (versym[sym - symtab] & 0x7fff) <= 1);
+}
+
+/* What lazy binding would bind NAME (version VER) to: the first definition
+ * in the global scope that the loader accepts.  dlvsym finds the versioned
+ * one but, unlike the loader, refuses an unversioned definition (an
+ * LD_PRELOADed malloc, libcgprof's own pthread_create); dlsym finds that
+ * one but takes the default version, not the one asked for.  So: the
+ * versioned one, unless an unversioned definition comes before it. */
+static uintptr_t lookup(const char *name, const char *ver)
+{
+    void *p = ver ? dlvsym(RTLD_DEFAULT, name, ver) : dlsym(RTLD_DEFAULT, name);
+    void *q = ver ? dlsym(RTLD_DEFAULT, name) : p;
+    if (q && q != p) { /* rare: dladdr searches whole symbol tables */
+        Dl_info info;
+        struct link_map *lm = NULL;
+        unsigned qpos, ppos = UINT32_MAX;
+        if (p && dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm)
+            ppos = scope_pos(lm);
+        if (unversioned_def(q, &qpos) && qpos < ppos)
+            p = q;
+    }
+    dlerror(); /* the program's next dlerror() must not see ours */
+    return (uintptr_t)p;
+}
+
+/* Where the entry's call goes (invariant 2), or 0 to leave it alone. */
+static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, const ElfW(Rela) * r)
+{
+    unsigned long sym = ELF64_R_SYM(r->r_info);
+    const char *name = d->strtab + d->symtab[sym].st_name;
+    if (!sym || !*name || is_mcount(name))
+        return 0;
+    uintptr_t t = *(const uintptr_t *)(m->bias + r->r_offset);
+    if (t >= m->lo && t < m->hi) /* lazy: still the PLT's own stub */
+        t = lookup(name, version_of(d, sym));
+    if (!t || (t >= m->lo && t < m->hi) || (t >= self_lo && t < self_hi))
+        return 0;
+    for (unsigned i = 0; i < lc_nmods; i++)
+        if (lc_mods[i].profiled && t >= lc_mods[i].lo && t < lc_mods[i].hi)
+            return 0; /* counted by the callee's mcount already */
+    return t;
+}
+
+/* The page range the loader made read-only after relocation (-z relro),
+ * rounded as it rounds it: whole pages only. */
+static void relro_range(const struct lc_module *m, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = *hi = 0;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < m->phnum; i++)
+        if (m->phdr[i].p_type == PT_GNU_RELRO) {
+            uintptr_t a = m->bias + m->phdr[i].p_vaddr;
+            *lo = a & ~(pg - 1);
+            *hi = (a + m->phdr[i].p_memsz) & ~(pg - 1);
+        }
+}
+
+static int full_said;
+
+static void hook_module(const struct lc_module *m)
+{
+    struct lc_dyn d;
+    if (!m->profiled || read_dynamic(m, &d) != 0 || !d.njmprel)
+        return;
+    uintptr_t rlo, rhi;
+    relro_range(m, &rlo, &rhi);
+    int opened = 0;
+    for (size_t i = 0; i < d.njmprel; i++) {
+        const ElfW(Rela) *r = &d.jmprel[i];
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
+            continue;
+        uintptr_t t = target_of(m, &d, r);
+        if (!t)
+            continue;
+        if (lc_used == CG_LC_STUBS) {
+            if (!full_said++)
+                cg_say("more library call sites than stubs: the calls of ", m->name,
+                       " and later modules are partly not counted");
+            break;
+        }
+        uintptr_t *got = (uintptr_t *)(m->bias + r->r_offset);
+        uintptr_t at = (uintptr_t)got;
+        if (at >= rlo && at < rhi && !opened) {
+            if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0) {
+                cg_say("cannot make the GOT of ", m->name,
+                       " writable: its library calls are not counted");
+                return;
+            }
+            opened = 1;
+        }
+        unsigned k = lc_used++;
+        cg_lc_target[k] = t;
+        __atomic_store_n(got, (uintptr_t)(cg_lc_stubs + 16 * (uintptr_t)k), __ATOMIC_RELEASE);
+    }
+    if (opened)
+        mprotect((void *)rlo, rhi - rlo, PROT_READ);
+}
+
+/* The stubs' slow path (arch/x86_64/libcalls.S): a new arc, or a thread's
+ * first call.  errno is the program's: the callee has yet to run, and may
+ * read it (a caller may set errno = 0 before strtol). */
+void cg_lc_slow_c(uintptr_t from, uintptr_t self) CG_HIDDEN;
+void cg_lc_slow_c(uintptr_t from, uintptr_t self)
+{
+    int saved = errno;
+    cg_arc_slow(from, self);
+    errno = saved;
+}
+
+/* The library calls of the modules present now start being counted. */
+void cg_libcalls_init(void)
+{
+    const char *e = getenv("CGPROF_LIBCALLS");
+    if (e && strcmp(e, "0") == 0)
+        return;
+    lc_nmods = 0;
+    dl_iterate_phdr(collect, NULL);
+    if (!self_hi)
+        return; /* not found: nothing can be trusted */
+    for (unsigned i = 0; i < lc_nmods; i++) {
+        struct lc_dyn d;
+        lc_mods[i].profiled = read_dynamic(&lc_mods[i], &d) == 0 && profiled(&d);
+    }
+    for (unsigned i = 0; i < lc_nmods; i++)
+        hook_module(&lc_mods[i]);
+}

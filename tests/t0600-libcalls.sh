@@ -1,0 +1,122 @@
+#!/bin/sh
+# t0600: library calls -- the calls -pg code makes through its PLT into
+# shared libraries are counted exactly, per caller, in every thread (and
+# constructors, signal handlers, forked children), with
+# lazy binding and with -z now (full RELRO), against the numbers the
+# program makes (tests/progs/libcalls.c) and against ltrace -c; and the
+# program sees nothing of it.
+. "$(dirname "$0")/lib.sh"
+
+N=1000
+cd "$WORK" &&
+gcc -O1 -pg -fPIC -shared "$PROGS/libcalls_lib.c" -o liblcl.so &&
+gcc -O1 -fPIC -shared "$PROGS/libcalls_ptr.c" -o liblcp.so &&
+gcc -O1 -fPIC -shared "$PROGS/libcalls_interpose.c" -o liblci.so &&
+gcc -O1 -pg -pthread "$PROGS/libcalls.c" -o lazy -ldl -L. -llcl -llcp -Wl,-rpath,'$ORIGIN' &&
+gcc -O1 -pg -pthread "$PROGS/libcalls.c" -o now -ldl -L. -llcl -llcp -Wl,-rpath,'$ORIGIN' \
+    -Wl,-z,now -Wl,-z,relro || exit 1
+cd - >/dev/null || exit 1
+
+# The arcs the program makes, "caller callee count", N = 1000; strlen as
+# the name its IFUNC chose (strlen, __strlen_avx2, __strlen_evex...).
+# In a thread (worker), a constructor (early), a signal handler (on_usr1).
+cat >"$WORK/want" <<EOF
+do_malloc free 2000
+do_malloc malloc 2000
+do_qsort qsort 1000
+do_strlen strlen 3000
+early getuid 11
+lc_lib_strlen strlen 7000
+main fork 1
+main lc_lib_strlen 1
+main lc_lib_strlen_ptr 2
+main raise 1000
+main waitpid 1
+msort_with_tmp.part.0 cmp 12005
+on_usr1 getppid 1000
+worker getpid 5000
+EOF
+
+# lib_arcs PROFILE: those arcs of the profile, IFUNC names made strlen
+lib_arcs() {
+    "$CGPROF" report -b -q "$1" | awk -f "$ROOT/tests/arcs.awk" | sort -u |
+        sed 's/ __strlen_[a-z0-9_]* / strlen /' |
+        grep -E ' (free|malloc|qsort|strlen|getpid|lc_lib_strlen|lc_lib_strlen_ptr|cmp|getuid|fork|raise|waitpid|getppid|getegid) '
+}
+
+for b in lazy now; do
+    test_expect "$b binding: each library call counted exactly, per caller, in a thread, constructor, signal handler" "
+        rm -f $b.data* && $CGPROF record -o $b.data ./$b $N; test \$? -eq 42 &&
+        lib_arcs $b.data >got && diff -u want got
+    "
+    test_expect "$b binding: a forked child's library calls, in its own profile" "
+        ls $b.data.* >child && test \$(wc -l <child) -eq 1 &&
+        lib_arcs \$(cat child) >got.child && echo 'main getegid 13' | diff -u - got.child
+    "
+done
+
+# the program's own check of its GOT page (exit 6: writable) must be able
+# to fail: a lazy build's PLT slots are writable
+test_expect "-z now: the GOT, opened to hook it, is read-only again" "
+    readelf -lW now | grep -q GNU_RELRO &&
+    ./now 10 relro; test \$? -eq 42 && ./lazy 10 relro; test \$? -eq 6 &&
+    $CGPROF record -o r.data ./now 10 relro; test \$? -eq 42 &&
+    lib_arcs r.data | grep -q '^worker getpid 50\$'
+"
+
+test_expect "the program sees the same exit status, pointers, errno and variadic output with and without" "
+    ./lazy 100; a=\$?; $CGPROF record -o p.data ./lazy 100; b=\$?;
+    echo \"\$a \$b\"; test \$a -eq 42 && test \$b -eq 42 &&
+    ./now 100; a=\$?; $CGPROF record -o p.data ./now 100; b=\$?;
+    echo \"\$a \$b\"; test \$a -eq 42 && test \$b -eq 42
+"
+
+# An LD_PRELOADed getpid without versions: the loader binds the program's
+# getpid@GLIBC_2.2.5 to it, so must the hook -- counted to it, and reaching
+# it (its own count; the runtime's own getpid calls reach it too: at least)
+for b in lazy now; do
+    test_expect "$b binding: a call to an LD_PRELOADed interposer still reaches it, counted to it" "
+        LD_PRELOAD=\$PWD/liblci.so $CGPROF record -o i.data ./$b $N 2>err; test \$? -eq 42 &&
+        cat err && n=\$(sed -n 's/^interposed getpid //p' err) && test \$n -ge 5000 &&
+        $CGPROF report -b -q i.data >i.txt &&
+        grep -E '^ +[0-9.]+ +[0-9.]+ +5000/5000 +getpid \\[liblci.so\\]' i.txt
+    "
+done
+
+test_expect "--no-lib-calls and CGPROF_LIBCALLS=0: only the -pg arcs" "
+    $CGPROF record --no-lib-calls -o off.data ./lazy $N; test \$? -eq 42 &&
+    lib_arcs off.data >got.off && cat got.off &&
+    printf 'main lc_lib_strlen 1\\nmsort_with_tmp.part.0 cmp 12005\\n' >want.off &&
+    diff -u want.off got.off &&
+    CGPROF_LIBCALLS=0 $CGPROF record -o off2.data ./now $N; test \$? -eq 42 &&
+    lib_arcs off2.data >got.off2 && diff -u want.off got.off2
+"
+
+test_expect "--format gmon: no arcs into other objects (gprof reads it as before)" "
+    $CGPROF record --format gmon -o g.out ./lazy $N; test \$? -eq 42 &&
+    gprof -b -q lazy g.out >g.txt && ! grep -wE 'strlen|malloc|free|getpid|qsort' g.txt &&
+    grep -q do_strlen g.txt
+"
+
+# ltrace -c counts the same calls with a breakpoint each (slow: N = 100):
+# every library call of the executable (@MAIN) and the library's strlen.
+# Its totals per function are compared with cgprof's, summed over callers.
+if ! command -v ltrace >/dev/null 2>&1; then
+    test_skip "ltrace -c counts the same library calls" "no ltrace (scripts/deps.sh installs it)"
+elif ! ltrace -c true >/dev/null 2>&1; then
+    test_skip "ltrace -c counts the same library calls" "ltrace cannot trace here (ptrace refused)"
+else
+    for b in lazy now; do
+        test_expect "$b binding: ltrace -c counts the same library calls" "
+            ltrace -c -f -e '*@MAIN' -e 'strlen@liblcl.so' -o lt.$b ./$b 100 &&
+            awk '\$NF ~ /^(strlen|malloc|free|qsort|getpid)\$/ { print \$NF, \$4 }' lt.$b | sort >lt.want &&
+            $CGPROF record -o lt.data ./$b 100; test \$? -eq 42 &&
+            $CGPROF report -b -p lt.data | sed 's/ __strlen_[a-z0-9_]* \\[/ strlen [/' |
+                awk 'NF >= 7 && \$(NF-1) ~ /^(strlen|malloc|free|qsort|getpid)\$/ && \$NF ~ /^\\[/ { print \$(NF-1), \$4 }' |
+                sort >lt.got &&
+            cat lt.want && test \$(wc -l <lt.want) -eq 5 && diff -u lt.want lt.got
+        "
+    done
+fi
+
+test_done

@@ -215,6 +215,11 @@ void load_say_unsampled(const struct load_profile *p, const char *cmd)
 {
     if (p->cgdata && p->path)
         unsampled_time_check(&p->d, p->path, cmd);
+    if (p->own_share >= 0.05) /* never "0.0%" */
+        fprintf(stderr,
+                "%s: note: %.1f%% of the samples were in libcgprof's call counting "
+                "(mcount), left out of the profile as gprof leaves out mcount\n",
+                cmd, p->own_share);
 }
 
 static int load_cgdata(struct load_profile *p, char **files, int nfiles, const char *prog,
@@ -279,11 +284,9 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
         if (j >= 0 && mm->st.syms[j].is_runtime)
             own += (double)mm->samples[i].count;
     }
-    if (own > 0 && !quiet && 100 * own / all >= 0.05) /* never "0.0%" */
-        fprintf(stderr,
-                "%s: note: %.1f%% of the samples were in libcgprof's call counting "
-                "(mcount), left out of the profile as gprof leaves out mcount\n",
-                cmd, 100 * own / all);
+    /* said after a report that succeeded (load_say_unsampled): an error
+     * stays one line */
+    p->own_share = own > 0 && !quiet ? 100 * own / all : 0;
     p->pcs.pc_samples = mm->samples;
     p->pcs.npc_samples = mm->nsamples;
     p->pcs.pc_rate = d->timed ? (double)d->rate : 1.0;

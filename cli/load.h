@@ -38,6 +38,7 @@ struct load_profile {
     struct modmap mm;
     struct symtab own_st;
     struct gmon_data own_gd;
+    double own_share; /* % of the samples in libcgprof's mcount, said after the report */
 };
 
 /* Reads IN with symbol flags SYM_FLAGS (SYMTAB_*).  Warnings (lost

@@ -334,12 +334,13 @@ API sighandler_t sysv_signal(int sig, sighandler_t h)
 static __thread void *alt_ours __attribute__((tls_model("initial-exec")));
 static __thread int alt_program __attribute__((tls_model("initial-exec"))); /* it set one */
 
-static int real_sigaltstack(const stack_t *ss, stack_t *old)
+/* The runtime's work (CG_OWN: samples in it are not the program's time) */
+CG_OWN static int real_sigaltstack(const stack_t *ss, stack_t *old)
 {
     return (int)syscall(SYS_sigaltstack, ss, old);
 }
 
-void cg_altstack_init(void)
+CG_OWN void cg_altstack_init(void)
 {
     stack_t cur;
     if (alt_ours || real_sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
@@ -359,7 +360,7 @@ void cg_altstack_init(void)
     alt_ours = p;
 }
 
-void cg_altstack_exit(void)
+CG_OWN void cg_altstack_exit(void)
 {
     if (!alt_ours)
         return;

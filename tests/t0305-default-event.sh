@@ -102,22 +102,28 @@ test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split
 
 # samples at the rate claimed: the threads' samples are their CPU time x
 # the rate (the kernel's own clocks, less what the runtime did on them and
-# what they ran before their sampling began), within 1% and 3 samples, at
-# 1 and 10 kHz -- a 10 kHz timer in a VM skips some 3% of its periods,
-# which the samples after them stand for
+# what they ran before their sampling began), within 1% and 3 samples at
+# 1 kHz.  At 10 kHz never more than 1% over, and at most 3% under: the
+# kernel's 10 kHz cpu-clock timer in these VMs fires late now and then and
+# its late periods are not sampled -- measured 2026-11-26 on one machine,
+# the same for b9542c0's runtime and this one: 97.6-98.7% of the rate in 8
+# runs of each (an earlier session saw 99.4-100.1%).  What a run could not
+# sample past 3% is reported by `report` (docs/events.md).
 rate_check() {
     rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >/dev/null &&
         $CGPROF report --json r.data >j 2>err && cat err &&
         python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); hz=float(sys.argv[2])
+under=float(sys.argv[3])
 r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"] - r["before_cpu_seconds"]
 print("%d samples for %.4f s of CPU at %d Hz: %.2f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
-sys.exit(not (abs(s - c * hz) <= 0.01 * c * hz + 3))' j "$1"
+sys.exit(not (s - c * hz <= 0.01 * c * hz + 3 and c * hz - s <= under * c * hz + 3))' j "$1" "$2"
 }
 if test $default = cpu-clock; then
-    test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000"
-    test_expect "cpu-clock samples at the rate asked: 10 kHz" "rate_check 10000"
+    test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000 0.01"
+    test_expect "cpu-clock samples at the rate asked: 10 kHz (never over, at most 3% under)" \
+        "rate_check 10000 0.03"
 fi
 # Time in the kernel (here pwrite's) is the thread's CPU time too: cpu-clock
 # charges it to the user pc the thread entered the kernel from, as a CPU

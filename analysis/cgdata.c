@@ -298,6 +298,8 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
             d->runtime.start_cpu_ns = get64(c);
         if (c->end - c->p >= 8)
             d->runtime.before_cpu_ns = get64(c);
+        if (c->end - c->p >= 8) /* since the samples' delays are noted */
+            d->runtime.late_ns = get64(c);
         d->runtime.present = 1;
         return c->bad ? -1 : 0;
     case TAG_IMAGE: {

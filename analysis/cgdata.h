@@ -86,6 +86,7 @@ struct cgdata {
         uint64_t helper_cpu_ns, write_cpu_ns, writes, samples;
         uint64_t start_cpu_ns;  /* program threads starting their own sampling */
         uint64_t before_cpu_ns; /* program threads' CPU before their sampling began */
+        uint64_t late_ns;       /* CPU time a time event's samples came late by */
     } runtime;
 };
 

@@ -269,6 +269,7 @@ int cgdata_add(struct cgdata *sum, const char *sum_name, struct cgdata *add, con
         sum->runtime.samples += add->runtime.samples;
         sum->runtime.start_cpu_ns += add->runtime.start_cpu_ns;
         sum->runtime.before_cpu_ns += add->runtime.before_cpu_ns;
+        sum->runtime.late_ns += add->runtime.late_ns;
     }
     return 0;
 }
@@ -383,13 +384,14 @@ int cgdata_write(const struct cgdata *d, FILE *f)
     put64(f, d->lost_calls);
     put64(f, d->unsampled_threads);
     if (d->runtime.present) {
-        head(f, 16, 48);
+        head(f, 16, 56);
         put64(f, d->runtime.helper_cpu_ns);
         put64(f, d->runtime.write_cpu_ns);
         put64(f, d->runtime.writes);
         put64(f, d->runtime.samples);
         put64(f, d->runtime.start_cpu_ns);
         put64(f, d->runtime.before_cpu_ns);
+        put64(f, d->runtime.late_ns);
     }
     if (d->has_stacks) {
         head(f, 8, 40 + 24 * (uint64_t)d->nstacks);

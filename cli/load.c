@@ -191,18 +191,36 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
 {
     if (!d->timed || !d->rate || strcmp(d->event, "wall") == 0 || d->nthreads == 0)
         return;
-    double cpu = 0;
-    for (size_t i = 0; i < d->nthreads; i++)
+    double cpu = 0, blocked_cpu = 0;
+    unsigned long long blocked = 0;
+    for (size_t i = 0; i < d->nthreads; i++) {
         cpu += (double)d->threads[i].cpu_ns;
+        if (d->threads[i].flags & 2) { /* the cpu event's signal blocked */
+            blocked++;
+            blocked_cpu += (double)d->threads[i].cpu_ns;
+        }
+    }
     /* the runtime's own work on program threads is not theirs to sample,
      * nor what they ran before their sampling began (the loader's work
-     * and the constructors before ours, in the main thread) */
+     * and the constructors before ours, in the main thread), nor the
+     * delays of a time event's samples (the kernel's timer forwards from
+     * when it fired late: no sample is missing, they are further apart) */
     cpu -= (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns + d->runtime.before_cpu_ns);
+    cpu -= (double)d->runtime.late_ns;
     double expected = cpu / 1e9 * (double)d->rate;
     double seen = (double)(d->total_samples + d->lost_samples + d->runtime.samples);
     double missing = expected - seen;
     if (missing <= 3 * sqrt((double)d->nthreads) + 0.03 * expected + 3)
         return;
+    if (blocked && strcmp(d->event, "cpu") == 0) {
+        fprintf(stderr,
+                "%s: warning: %s: %llu of the %zu threads blocked the profiler's sampling signal "
+                "(they used %.3f s of CPU); the cpu event cannot sample a thread while it does, "
+                "the default event (cpu-clock) can: %.3f s (%.0f%%) of the CPU was not sampled\n",
+                cmd, path, blocked, d->nthreads, blocked_cpu / 1e9, missing / (double)d->rate,
+                100 * missing / expected);
+        return;
+    }
     fprintf(stderr,
             "%s: warning: %s: the threads used %.3f s of CPU, of which %.3f s (%.0f%%) "
             "could not be sampled at %llu Hz (the kernel throttling the event, or threads "

@@ -257,13 +257,16 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     put_seconds(out, g->total_time, g->rate);
     fprintf(out, ",\n  \"lost_calls\": %llu,\n", (unsigned long long)lost_calls);
     if (cd && cd->runtime.present)
-        fprintf(out,
-                "  \"runtime\": {\"helper_cpu_seconds\": %.9g, \"write_cpu_seconds\": %.9g, "
-                "\"start_cpu_seconds\": %.9g, \"before_cpu_seconds\": %.9g, \"writes\": %llu, "
-                "\"samples\": %llu},\n",
-                cd->runtime.helper_cpu_ns / 1e9, cd->runtime.write_cpu_ns / 1e9,
-                cd->runtime.start_cpu_ns / 1e9, cd->runtime.before_cpu_ns / 1e9,
-                (unsigned long long)cd->runtime.writes, (unsigned long long)cd->runtime.samples);
+        fprintf(
+            out,
+            "  \"runtime\": {\"helper_cpu_seconds\": %.9g, \"write_cpu_seconds\": %.9g, "
+            "\"start_cpu_seconds\": %.9g, \"before_cpu_seconds\": %.9g, \"late_seconds\": %.9g, "
+            "\"writes\": %llu, "
+            "\"samples\": %llu},\n",
+            cd->runtime.helper_cpu_ns / 1e9, cd->runtime.write_cpu_ns / 1e9,
+            cd->runtime.start_cpu_ns / 1e9, cd->runtime.before_cpu_ns / 1e9,
+            cd->runtime.late_ns / 1e9, (unsigned long long)cd->runtime.writes,
+            (unsigned long long)cd->runtime.samples);
     print_threads(out, g, threads, nthreads);
     print_functions(out, g);
     print_cycles(out, g);

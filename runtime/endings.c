@@ -166,6 +166,7 @@ void cg_runtime_cost(struct cg_runtime_cost *c)
     c->samples = cg_runtime_samples();
     c->start_cpu_ns = cg_sampler_start_cpu_ns();
     c->before_cpu_ns = cg_sampler_before_cpu_ns();
+    c->late_ns = cg_sampler_late_ns();
 }
 
 /* glibc ends the process with exit(0) when its last thread ends; the

@@ -295,6 +295,7 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     put64(o, c.samples);
     put64(o, c.start_cpu_ns);
     put64(o, c.before_cpu_ns);
+    put64(o, c.late_ns);
     end(o, at);
     end(o, begin(o, TAG_END));
 }

@@ -162,7 +162,8 @@ void cg_arcs_freeze(const uintptr_t *lo, const uintptr_t *hi, unsigned nranges,
 void cg_arcs_freeze_reserve(void) CG_HIDDEN; /* before an unmapping: room for every arc */
 
 /* threadlog.c: per-thread totals */
-#define CG_THREAD_ENDED 1u
+#define CG_THREAD_ENDED      1u
+#define CG_THREAD_SIGBLOCKED 2u /* seen with the sampling signal blocked (the cpu event) */
 struct cg_thread_rec {
     pid_t tid;
     unsigned flags;
@@ -213,6 +214,7 @@ struct cg_runtime_cost {
     uint64_t samples;       /* samples that found a thread in the runtime */
     uint64_t start_cpu_ns;  /* program threads opening their own events */
     uint64_t before_cpu_ns; /* program threads' CPU before their sampling began */
+    uint64_t late_ns;       /* CPU time a time event's samples came late by */
 };
 void cg_runtime_cost(struct cg_runtime_cost *c) CG_HIDDEN;
 
@@ -280,6 +282,7 @@ void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
 uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event set-up */
 uint64_t cg_sampler_before_cpu_ns(void) CG_HIDDEN; /* their CPU before their sampling began */
+uint64_t cg_sampler_late_ns(void) CG_HIDDEN;       /* time events' samples late by, in all */
 void cg_sampler_add_before(uint64_t ns) CG_HIDDEN; /* (the cpu event's timers) */
 uint64_t cg_random64(pid_t tid) CG_HIDDEN;         /* for random first periods */
 

@@ -4,6 +4,9 @@
  * is claimed with one atomic increment and filled by its claimer. */
 #include "rt.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +69,53 @@ static uint64_t thread_cpu_ns(pid_t tid)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether our sampling signal is blocked in thread TID (0: the calling
+ * thread), as the cpu event's per-thread timer needs it: a thread that
+ * blocks it is never sampled, and the report says why.  Another thread's
+ * mask is read from /proc (open and read are async-signal-safe). */
+static int sample_sig_blocked(pid_t tid)
+{
+    if (!cg_event || cg_event->kind != CG_EV_CPU || !cg_sample_sig || !cg_hz)
+        return 0;
+    if (!tid) {
+        sigset_t cur;
+        return pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, cg_sample_sig) == 1;
+    }
+    char path[48] = "/proc/self/task/", buf[2048];
+    char num[12], *e = num + sizeof num;
+    *--e = '\0';
+    unsigned v = (unsigned)tid;
+    do
+        *--e = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    strcat(path, e);
+    strcat(path, "/status");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nSigBlk:");
+    if (!p)
+        return 0;
+    p += 9;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *end = p;
+    while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f'))
+        end++;
+    /* hex, signal 1 the lowest bit: the digit holding our signal's bit */
+    int bit = cg_sample_sig - 1;
+    const char *d = end - 1 - bit / 4;
+    if (d < p)
+        return 0;
+    int x = *d <= '9' ? *d - '0' : *d - 'a' + 10;
+    return (x >> (bit % 4)) & 1;
+}
+
 /* Reads a live thread's CPU time into its record; a thread that is gone
  * keeps the last value read. */
 void cg_thread_rec_refresh(struct cg_thread_rec *r)
@@ -75,6 +125,8 @@ void cg_thread_rec_refresh(struct cg_thread_rec *r)
     uint64_t v = thread_cpu_ns(r->tid);
     if (v)
         r->cpu_ns = v;
+    if (sample_sig_blocked(r->tid))
+        __atomic_or_fetch(&r->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
 }
 
 /* At thread exit: its CPU time, final. */
@@ -86,6 +138,8 @@ void cg_thread_rec_end(void)
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
         t->rec->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (sample_sig_blocked(0))
+        __atomic_or_fetch(&t->rec->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
     __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
     t->rec = NULL;
 }

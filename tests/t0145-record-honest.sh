@@ -121,6 +121,22 @@ test_expect "CGPROF_FREQ=10000000 is out of range (and abc not a number)" "
 test_expect "-e itimer: record says that it may sample slower than asked" "
     $CGPROF record -e itimer -o it.data ./calls >/dev/null 2>err && grep -q 'itimer ticks with the kernel' err
 "
+# issue 22 item 7: a program that blocks every signal under -e cpu is not
+# "throttled or too short": the warning names the blocked signal (before:
+# "the kernel throttling the event, or threads too short for it"); the
+# same program with its signals open has no such warning, and samples.
+gcc -O1 -pthread "$PROGS/blocksig.c" -o "$WORK/blocksig" || exit 1
+test_expect "-e cpu, every signal blocked: the warning says the threads blocked the sampling signal" "
+    $CGPROF record -e cpu -o bs.data ./blocksig block >/dev/null &&
+    $CGPROF report -p bs.data >/dev/null 2>err; cat err &&
+    grep -q 'warning: bs.data: 2 of the 2 threads blocked the profiler.s sampling signal' err &&
+    ! grep -q throttling err
+"
+test_expect "-e cpu, signals open: sampled, no warning of unsampled time" "
+    $CGPROF record -e cpu -o bo.data ./blocksig open >/dev/null &&
+    $CGPROF report -p bo.data >flat 2>err; cat err &&
+    ! grep -q 'could not be sampled\|blocked the profiler' err && grep -q ' burn\$' flat
+"
 test_expect "cgprof_dump(): links without libcgprof (weak), dumps when the runtime is preloaded" "
     printf '#include <cgprof.h>\\n#include <stdio.h>\\nint main(void) { if (cgprof_dump) return cgprof_dump() != 0; puts(\"no runtime\"); return 0; }\\n' >dump.c &&
     gcc -I$ROOT/include dump.c -o dump && ./dump | grep -q 'no runtime' &&

@@ -101,29 +101,33 @@ split_runs() {
 test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split_runs
 
 # samples at the rate claimed: the threads' samples are their CPU time x
-# the rate (the kernel's own clocks, less what the runtime did on them and
-# what they ran before their sampling began), within 1% and 3 samples at
-# 1 kHz.  At 10 kHz never more than 1% over, and at most 3% under: the
-# kernel's 10 kHz cpu-clock timer in these VMs fires late now and then and
-# its late periods are not sampled -- measured 2026-11-26 on one machine,
-# the same for b9542c0's runtime and this one: 97.6-98.7% of the rate in 8
-# runs of each (an earlier session saw 99.4-100.1%).  What a run could not
-# sample past 3% is reported by `report` (docs/events.md).
+# the rate (the kernel's own clocks, less what the runtime did on them,
+# what they ran before their sampling began, and the delays of late
+# samples), within 1% and 3 samples, at 1 and 10 kHz.  The kernel's
+# cpu-clock timer forwards from when it fired, so a late sample pushes all
+# later ones back: at 10 kHz these VMs lose 1-3% of the rate that way (8
+# runs each of b9542c0's runtime and this one: 97.6-98.7%).  The runtime
+# notes each sample's delay from the event's own count (RUNTIME's late
+# field, "late_seconds"); without it the 10 kHz runs here are 1-4% under.
 rate_check() {
     rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >/dev/null &&
         $CGPROF report --json r.data >j 2>err && cat err &&
         python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); hz=float(sys.argv[2])
-under=float(sys.argv[3])
 r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"] - r["before_cpu_seconds"]
-print("%d samples for %.4f s of CPU at %d Hz: %.2f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
-sys.exit(not (s - c * hz <= 0.01 * c * hz + 3 and c * hz - s <= under * c * hz + 3))' j "$1" "$2"
+late=r["late_seconds"]
+print("%d samples for %.4f s of CPU at %d Hz, %.4f s of it late: %.2f%% of the rate (%.2f%% without the delays)" % (s, c, hz, late, 100 * s / ((c - late) * hz), 100 * s / (c * hz)))
+e=(c - late) * hz
+sys.exit(not (abs(s - e) <= 0.01 * e + 3 and late < 0.1 * c))' j "$1"
 }
 if test $default = cpu-clock; then
-    test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000 0.01"
-    test_expect "cpu-clock samples at the rate asked: 10 kHz (never over, at most 3% under)" \
-        "rate_check 10000 0.03"
+    test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000"
+    test_expect "cpu-clock samples at the rate asked: 10 kHz (late samples' delays noted)" \
+        "rate_check 10000"
+    test_expect "report: no unsampled time at 10 kHz (a 0.1 s program; the delays are not missing samples)" "
+        rm -f r.data && \$CGPROF record -F 10000 -o r.data ./split 100000 >/dev/null &&
+        \$CGPROF report -p r.data >/dev/null 2>err; cat err; ! grep -q 'could not be sampled' err"
 fi
 # Time in the kernel (here pwrite's) is the thread's CPU time too: cpu-clock
 # charges it to the user pc the thread entered the kernel from, as a CPU

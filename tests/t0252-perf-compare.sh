@@ -1,0 +1,59 @@
+#!/bin/sh
+# t0252: the measured call graph of real programs against perf's (issue
+# 19): Lua 5.4 running bench/workload.lua and SQLite's speedtest1, both
+# built from Debian's sources with -O2 -g -pg, recorded by cgprof (default
+# event, stacks) while `perf record --call-graph dwarf` records the same
+# run.  Every function with at least 5% of the time under main in perf is
+# in cgprof's profile under the same name, its inclusive share within 4
+# points (tests/perf_compare.py says how both are made comparable:
+# mcount's samples out, shares of the time under main, and the leaf
+# functions perf's unwinder cannot step out of -- glibc's malloc family
+# here -- left out of both).
+. "$(dirname "$0")/lib.sh"
+
+if ! perf record -q -o "$WORK/probe.data" true >/dev/null 2>&1; then
+    test_skip "cgprof against perf's DWARF stacks" "perf record cannot run here"
+    test_done
+    exit 0
+fi
+
+# compare NAME COMM CMD...: perf records cgprof recording CMD; then the
+# comparison of the two.
+compare() {
+    name=$1 comm=$2
+    shift 2
+    rm -f "$name.perf" "$name.data" &&
+        perf record -q --call-graph dwarf,16384 -F 2000 -o "$name.perf" -- \
+            $CGPROF record -F 2000 -o "$name.data" "$@" >/dev/null 2>"$name.rec" &&
+        perf script -i "$name.perf" -F comm,tid,ip,sym,dso --no-inline >"$name.script" 2>/dev/null &&
+        $CGPROF export -f folded -o "$name.folded" "$name.data" 2>"$name.err" &&
+        python3 "$ROOT/tests/perf_compare.py" "$name.script" "$name.folded" 5 4 "$comm" && cat "$name.err"
+}
+
+cd "$WORK" || exit 1
+LSRC=$ROOT/bench/out/lua-src
+if sh "$ROOT/bench/fetch-lua.sh" "$LSRC" >fetch-lua.log 2>&1; then
+    LUA=$(ls -d "$LSRC"/lua5.4-*/src)
+    mkdir -p inc
+    echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >inc/lua5.4-deb-multiarch.h
+    gcc -O2 -g -pg -DLUA_USE_LINUX -Iinc -o lua \
+        $(ls "$LUA"/*.c | grep -v -e /luac.c -e /onelua.c) -lm -ldl || exit 1
+    test_expect "Lua 5.4: every function at 5% or more under main in perf within 4 points in cgprof" "
+        compare lua lua ./lua '$ROOT/bench/workload.lua'
+    "
+else
+    test_skip "Lua 5.4 against perf" "cannot fetch lua5.4 with apt-get source"
+fi
+
+SSRC=$ROOT/bench/out/sqlite-src
+if sh "$ROOT/bench/fetch-sqlite.sh" "$SSRC" >fetch-sqlite.log 2>&1; then
+    S=$(ls -d "$SSRC"/sqlite3-*/ | head -n 1)
+    gcc -O2 -g -pg -DSQLITE_OMIT_LOAD_EXTENSION -I"$S" -o speedtest1 \
+        "$S/test/speedtest1.c" "$S/sqlite3.c" -lm -lpthread || exit 1
+    test_expect "SQLite speedtest1: every function at 5% or more under main in perf within 4 points in cgprof" "
+        compare sqlite speedtest1 ./speedtest1 --size 60 --memdb
+    "
+else
+    test_skip "SQLite against perf" "cannot fetch sqlite3 with apt-get source"
+fi
+test_done

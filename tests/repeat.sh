@@ -10,9 +10,22 @@
 # failures' output; exits 1 if any check failed.  Issue 14's proof:
 #   sh tests/repeat.sh 50 't0300|split within' 't0300|build-id' \
 #       't0230|demo: gmon_write_sum' 't0155|'
+#
+# BUSY=K (environment) keeps K busy loops running beside the checks the
+# whole time, as a shared CI machine would (issue 22 item 12: every check
+# holds with two beside it):  BUSY=2 sh tests/repeat.sh 10 't0305|' ...
 cd "$(dirname "$0")/.." || exit 2
 n=${1:?usage: repeat.sh N 'TESTS|TEST_ONLY' ...}
 shift
+busy=
+k=0
+while [ "$k" -lt "${BUSY:-0}" ]; do
+    sh -c 'while :; do :; done' &
+    busy="$busy $!"
+    k=$((k + 1))
+done
+[ -n "$busy" ] && trap 'kill $busy 2>/dev/null' EXIT INT TERM
+[ -n "$busy" ] && echo "with ${BUSY} busy loops beside"
 fails=0
 i=1
 while [ "$i" -le "$n" ]; do

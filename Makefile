@@ -109,7 +109,8 @@ $(BUILD)/fuzz_gmon: $(FUZZ_SRC) analysis/gmon.h Makefile
 	$(FUZZ_CC) -std=c11 -g -O1 $(WARN) -D_GNU_SOURCE -Ianalysis \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -lm -o $@
 FUZZ_CG_SRC := tests/fuzz/fuzz_cgdata.c analysis/cgdata.c analysis/callgraph.c analysis/gmon.c \
-    analysis/symtab.c analysis/elffile.c analysis/modmap.c analysis/stacks.c analysis/dwinfo.c \
+    analysis/symtab.c analysis/elffile.c analysis/modmap.c analysis/kernel.c analysis/stacks.c \
+    analysis/dwinfo.c \
     analysis/plt.c analysis/disasm.c output/gprof_text.c output/escape.c \
     output/json.c analysis/srcsamples.c analysis/linemap.c
 $(BUILD)/fuzz_cgdata: $(FUZZ_CG_SRC) analysis/cgdata.h analysis/callgraph.h Makefile

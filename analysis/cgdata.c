@@ -25,7 +25,7 @@ enum {
     TAG_RUN
 };
 enum { TAG_END = 255 }; /* the last record: without it the file was cut short */
-enum { TAG_RUNTIME = 16 };
+enum { TAG_RUNTIME = 16, TAG_KERNEL = 17 };
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -289,6 +289,17 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         d->lost_calls = get64(c);
         d->unsampled_threads = get64(c);
         return c->bad ? -1 : 0;
+    case TAG_KERNEL: {
+        d->kernel.flags = get32(c) | CGDATA_KERNEL_ASKED;
+        uint32_t n = get32(c);
+        const unsigned char *id = get_bytes(c, n);
+        if (!id)
+            return -1;
+        size_t k = n < sizeof d->kernel.boot_id - 1 ? n : sizeof d->kernel.boot_id - 1;
+        memcpy(d->kernel.boot_id, id, k);
+        d->kernel.boot_id[k] = '\0';
+        return c->bad ? -1 : 0;
+    }
     case TAG_RUNTIME:
         d->runtime.helper_cpu_ns = get64(c);
         d->runtime.write_cpu_ns = get64(c);

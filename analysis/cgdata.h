@@ -18,7 +18,7 @@ struct cgdata_module {
     uint32_t build_id_len;
     char *path;
     uint32_t load_gen, unload_gen; /* mapped in generations [load, unload): see MODULE */
-    const unsigned char *image; /* vDSO: its ELF image, into the file's buffer */
+    const unsigned char *image;    /* vDSO: its ELF image, into the file's buffer */
     uint64_t image_len;
     unsigned char *image_owned; /* or a copy of it (a summed profile), freed with it */
 };
@@ -43,6 +43,9 @@ struct cgdata_arc {
  * inside the call instruction and names the calling function and line. */
 #define CGDATA_NO_PARENT  UINT32_MAX
 #define CGDATA_CUT_MODULE (UINT32_MAX - 1) /* the frames beyond the depth limit */
+/* A kernel frame (record --kernel): module CGDATA_NO_MODULE, at an address
+ * with its top 16 bits set, which no user-space pc has. */
+#define CGDATA_IS_KERNEL(module, addr) ((module) == CGDATA_NO_MODULE && (addr) >> 48 == 0xFFFF)
 struct cgdata_stack_node {
     uint32_t parent;
     uint32_t module;
@@ -80,6 +83,12 @@ struct cgdata {
     uint64_t stack_depth_limit, stacks_cut; /* frames kept at most; samples cut there */
     uint64_t stacks_lost;                   /* samples whose stack could not be kept */
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;
+    /* KERNEL (record --kernel): flags 1 asked, 2 kernel samples permitted;
+     * the boot its kernel addresses belong to */
+    struct {
+        unsigned flags;
+        char boot_id[64];
+    } kernel;
     /* RUNTIME: what the runtime itself cost, left out of the samples */
     struct {
         int present;
@@ -100,6 +109,16 @@ int cgdata_read(struct cgdata *d, const char *path, char *err, size_t errsz);
 int cgdata_read_buffer(struct cgdata *d, const char *name, const void *buf, size_t size, char *err,
                        size_t errsz);
 void cgdata_free(struct cgdata *d);
+
+#define CGDATA_KERNEL_ASKED 1u
+#define CGDATA_KERNEL_OK    2u
+/* Kernel frames (record --kernel) out of D's stacks: each kernel frame's
+ * samples go to the user frame it was entered from, as without --kernel;
+ * D's stack nodes are renumbered.  With KEEP, they stay, and each sample
+ * taken in the kernel moves from its user pc in SAMPLES to its kernel
+ * leaf, so the kernel's functions have their own self time.  0, or -1
+ * (out of memory). */
+int cgdata_kernel_frames(struct cgdata *d, int keep);
 
 /* The module with id ID, or NULL. */
 const struct cgdata_module *cgdata_module(const struct cgdata *d, uint32_t id);

@@ -18,6 +18,7 @@
  */
 #include "modmap.h"
 #include "escape.h"
+#include "kernel.h"
 #include "disasm.h"
 #include "elffile.h"
 
@@ -225,6 +226,34 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     return add_sym(b, slice(k), slice(k), name, NULL);
 }
 
+/* The kernel's functions the profile's kernel frames are in (record
+ * --kernel), named from this boot's /proc/kallsyms, in the slice after the
+ * modules'; "[kernel]" for the rest, and for all of them when they cannot
+ * be named (said once). */
+static int add_kernel(struct builder *b, const struct cgdata *d, FILE *warn)
+{
+    struct kernel_sym *ks;
+    size_t n;
+    char why[512];
+    if (kernel_symbols(d, "/proc/kallsyms", "/proc/sys/kernel/random/boot_id", &ks, &n, why,
+                       sizeof why) != 0)
+        return -1;
+    if (why[0])
+        fprintf(warn, "cgprof report: note: the kernel's functions are not named: %s\n",
+                esc_text(why));
+    uint64_t k = slice(d->nmodules), mask = ((uint64_t)1 << SLICE_SHIFT) - 1;
+    int fail = 0;
+    for (size_t i = 0; i < n && !fail; i++)
+        fail = add_sym(b, k + (ks[i].addr & mask), k + ((ks[i].end - 1) & mask), ks[i].name, NULL);
+    kernel_symbols_free(ks, n);
+    int any = n > 0;
+    for (size_t i = 0; i < d->nstacks && !any; i++)
+        any = CGDATA_IS_KERNEL(d->stacks[i].module, d->stacks[i].addr);
+    for (size_t i = 0; i < d->nsamples && !any; i++)
+        any = CGDATA_IS_KERNEL(d->samples[i].module, d->samples[i].addr);
+    return fail ? -1 : any ? add_sym(b, k, k, "[kernel]", NULL) : 0;
+}
+
 /* Makes symbol ends consistent after sorting: each ends before the next. */
 static void close_ranges(struct builder *b)
 {
@@ -239,9 +268,12 @@ static void close_ranges(struct builder *b)
     }
 }
 
-/* The synthetic pc of (module, address); "[unknown]" lives in slice 0. */
+/* The synthetic pc of (module, address); "[unknown]" lives in slice 0,
+ * the kernel (record --kernel) in the slice after the modules'. */
 uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
 {
+    if (CGDATA_IS_KERNEL(module, addr))
+        return slice(d->nmodules) + (addr & (((uint64_t)1 << SLICE_SHIFT) - 1));
     for (size_t k = 0; k < d->nmodules; k++)
         if (d->modules[k].id == module)
             return slice(k) + (addr & (((uint64_t)1 << SLICE_SHIFT) - 1));
@@ -327,6 +359,8 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
         if (used)
             fail = add_module(&b, k, &d->modules[k], sym_flags, warn);
     }
+    if (!fail)
+        fail = add_kernel(&b, d, warn);
     if (fail) {
         snprintf(err, errsz, "out of memory reading symbols");
         modmap_free(mm);

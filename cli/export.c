@@ -36,6 +36,7 @@ static void export_usage(FILE *f)
         "                        the time (default 0.5; 0 keeps everything)\n"
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
+        "  --kernel              the kernel's functions in the stacks (as report --kernel)\n"
         "  -h, --help            this help\n"
         "  -v, -V, --version     the version\n",
         f);
@@ -49,6 +50,7 @@ struct export_args {
     struct ex_opts opts;
     unsigned sym_flags;
     int demangle;
+    int kernel;
 };
 
 static enum fmt parse_format(const char *s)
@@ -68,6 +70,7 @@ static enum fmt parse_format(const char *s)
 }
 
 #define OPT_NO_DEMANGLE 256
+#define OPT_KERNEL      257
 
 /* Parses ARGV into A; -1 to exit 0 (help), 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct export_args *a)
@@ -78,6 +81,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"threshold", required_argument, NULL, 't'},
         {"no-static", no_argument, NULL, 'a'},
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+        {"kernel", no_argument, NULL, OPT_KERNEL},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
@@ -121,6 +125,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
             break;
         case OPT_NO_DEMANGLE:
             a->demangle = 0;
+            break;
+        case OPT_KERNEL:
+            a->kernel = 1;
             break;
         case 'h':
             export_usage(stdout);
@@ -262,6 +269,7 @@ int cmd_export(int argc, char **argv)
     struct load_inputs in;
     if (load_pick_inputs(&in, argc - optind, argv + optind, "cgprof export") != 0)
         return 2;
+    in.kernel = a.kernel;
     struct load_profile p;
     char err[ERR_LEN];
     struct callgraph g;

@@ -240,8 +240,30 @@ void load_say_unsampled(const struct load_profile *p, const char *cmd)
                 cmd, p->own_share);
 }
 
+/* record --kernel's frames: out of the stacks unless KEEP (--kernel);
+ * asked for and not there, said why. */
+static int kernel_frames(struct cgdata *d, const char *path, int keep, const char *cmd)
+{
+    if (keep && !(d->kernel.flags & CGDATA_KERNEL_ASKED))
+        fprintf(stderr,
+                "%s: note: --kernel: %s was recorded without kernel frames (cgprof record "
+                "--kernel)\n",
+                cmd, esc_text(path));
+    else if (keep && !(d->kernel.flags & CGDATA_KERNEL_OK))
+        fprintf(stderr,
+                "%s: note: --kernel: %s has no kernel frames: the kernel did not permit "
+                "samples in it (perf_event_paranoid 2 or more, not root), or its event "
+                "cannot take them (cpu, itimer)\n",
+                cmd, esc_text(path));
+    if (cgdata_kernel_frames(d, keep) != 0) {
+        fprintf(stderr, "%s: out of memory\n", cmd);
+        return 1;
+    }
+    return 0;
+}
+
 static int load_cgdata(struct load_profile *p, char **files, int nfiles, const char *prog,
-                       unsigned sym_flags, int quiet, const char *cmd)
+                       unsigned sym_flags, int quiet, int kernel, const char *cmd)
 {
     char err[ERR_LEN];
     struct cgdata *d = &p->d;
@@ -260,6 +282,8 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
             free(d->modules[i].path);
             d->modules[i].path = copy;
         }
+    if (kernel_frames(d, path, kernel, cmd) != 0)
+        return 1;
     if (modmap_build(&p->mm, d, sym_flags, stderr, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s: %s\n", cmd, esc_text(path), esc_text(err));
         return 1;
@@ -326,7 +350,7 @@ int load_profile(struct load_profile *p, const struct load_inputs *in, unsigned 
     gmon_init(&p->own_gd);
     p->cgdata = in->cgdata;
     if (in->cgdata)
-        return load_cgdata(p, in->files, in->nfiles, in->prog, sym_flags, quiet, cmd);
+        return load_cgdata(p, in->files, in->nfiles, in->prog, sym_flags, quiet, in->kernel, cmd);
     char err[ERR_LEN];
     static char *default_gmon[] = {"gmon.out"};
     char **files = in->nfiles ? in->files : default_gmon;

@@ -17,6 +17,7 @@ struct load_inputs {
     char **files;
     int nfiles;
     int cgdata;
+    int kernel; /* --kernel: the kernel's frames kept (record --kernel) */
 };
 
 /* Picks the inputs from the N positional ARGS; with none, the newer of

@@ -41,6 +41,8 @@ static void record_usage(FILE *f)
           "                     (GNU gmon.out of a -pg program, which GNU gprof reads)\n"
           "      --no-stacks    sample pcs only, without call stacks (cgprof format;\n"
           "                     the default records each sample's call stack)\n"
+          "      --kernel       also the kernel's frames of samples taken in it (system\n"
+          "                     calls, page faults; perf_event_paranoid 1 or less, or root)\n"
           "      --no-lib-calls do not count the calls -pg code makes into shared\n"
           "                     libraries (cgprof format; docs/libcalls.md)\n"
           "  -v, -V, --version  the version\n",
@@ -200,6 +202,7 @@ struct opts {
     int have_hz;
     int no_stacks;
     int no_lib_calls;
+    int kernel;
     const char *checkpoint;
 };
 
@@ -223,6 +226,10 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
         }
         if (strcmp(a, "--no-lib-calls") == 0) {
             o->no_lib_calls = 1;
+            continue;
+        }
+        if (strcmp(a, "--kernel") == 0) {
+            o->kernel = 1;
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -331,6 +338,8 @@ static int setup_env(const struct opts *o, const char *lib)
         bad |= setenv("CGPROF_STACKS", "0", 1);
     if (o->no_lib_calls)
         bad |= setenv("CGPROF_LIBCALLS", "0", 1);
+    if (o->kernel)
+        bad |= setenv("CGPROF_KERNEL", "1", 1);
     snprintf(num, sizeof num, "%ld", (long)getpid()); /* exec keeps the pid */
     bad |= setenv("CGPROF_ROOT_PID", num, 1);
     /* this run's id, which every process of it writes in its profile (also
@@ -359,9 +368,41 @@ static int setup_env(const struct opts *o, const char *lib)
     return bad ? -1 : 0;
 }
 
+/* --kernel where it cannot give kernel frames: said in one line, and the
+ * run goes on without them. */
+static void kernel_note(const struct opts *o)
+{
+    const char *no = NULL;
+    char buf[160];
+    int time_ev =
+        o->event->kind == CG_EV_WALL || (o->event->kind == CG_EV_PERF && o->event->is_time);
+    if (strcmp(o->format, "cgprof") != 0 || o->no_stacks)
+        no = "they are frames of the stacks, which need the cgprof format with stacks";
+    else if (!time_ev)
+        no = "only a time event (cpu-clock, task-clock, wall) samples in the kernel";
+    else if (geteuid() != 0) {
+        long level = 2;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+        if (f) {
+            if (fscanf(f, "%ld", &level) != 1)
+                level = 2;
+            fclose(f);
+        }
+        if (level > 1) {
+            snprintf(buf, sizeof buf,
+                     "perf_event_paranoid is %ld here, and kernel samples need 1 or less "
+                     "(sysctl kernel.perf_event_paranoid=1), or root",
+                     level);
+            no = buf;
+        }
+    }
+    if (no)
+        fprintf(stderr, "cgprof record: note: --kernel: no kernel frames: %s\n", no);
+}
+
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, 0, NULL};
+    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, 0, 0, NULL};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)
@@ -411,6 +452,8 @@ int cmd_record(int argc, char **argv)
                 out);
         return 2;
     }
+    if (o.kernel)
+        kernel_note(&o);
     if (o.event->kind == CG_EV_ITIMER && o.hz > 100)
         fprintf(stderr,
                 "cgprof record: note: itimer ticks with the kernel's timer interrupt (CONFIG_HZ, "

@@ -75,6 +75,8 @@ static void report_usage(FILE *f)
           "  --json                          the analyzed profile as JSON "
           "(docs/json-schema.md)\n"
           "  --threads                       per-thread totals (cgprof profiles)\n"
+          "  --kernel                        the kernel's functions in the stacks, with their\n"
+          "                                  own time (a profile of record --kernel)\n"
           "  --propagate=MODE                a profile with stacks: times 'measured' from the\n"
           "                                  stacks (default), or 'counts': gprof's estimate\n"
           "  -v, -V, --version               the version\n"
@@ -106,6 +108,7 @@ struct report_args {
     int ngmons;
     int json;                  /* --json */
     int threads;               /* --threads */
+    int kernel;                /* --kernel */
     int cgdata;                /* the profile is in cgprof's format */
     int counts;                /* --propagate=counts: gprof's estimate even with stacks */
     int measured;              /* --propagate=measured, asked for by name */
@@ -121,6 +124,7 @@ struct report_args {
 #define OPT_THREADS     260
 #define OPT_INLINE      258
 #define OPT_PROPAGATE   261
+#define OPT_KERNEL      262
 
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
 static int add_spec(struct report_args *a, int opt, const char *name, enum cg_table table)
@@ -287,6 +291,9 @@ static int one_opt(struct report_args *a, int c, char *arg, const char *cur)
     case OPT_THREADS:
         a->threads = 1;
         return 0;
+    case OPT_KERNEL:
+        a->kernel = 1;
+        return 0;
     case OPT_PROPAGATE:
         if (strcmp(arg, "counts") != 0 && strcmp(arg, "measured") != 0) {
             fprintf(stderr, "cgprof report: --propagate=%s: 'measured' or 'counts'\n", arg);
@@ -440,6 +447,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         {"help", no_argument, NULL, 'h'},
         {"json", no_argument, NULL, OPT_JSON},
         {"threads", no_argument, NULL, OPT_THREADS},
+        {"kernel", no_argument, NULL, OPT_KERNEL},
         {"propagate", required_argument, NULL, OPT_PROPAGATE},
         {NULL, 0, NULL, 0},
     };
@@ -831,7 +839,7 @@ static void note_children(const char *name)
 static int run(struct report_args *a)
 {
     if (a->cgdata) { /* cgprof profiles (summed): load.c, as export reads them */
-        struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata};
+        struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata, a->kernel};
         struct load_profile p;
         int rc = 1;
         if (a->ngmons == 1 && !a->json)

@@ -152,6 +152,8 @@ void cg_init(void)
     /* off by default: a thread signalled at every sample can see EINTR
      * (docs/stacks.md, "One moment per stack") */
     cg_stacks_sync = env_u64("CGPROF_STACK_SYNC", 0, 1) != 0;
+    /* the kernel's own frames above a sample taken in it (record --kernel) */
+    cg_kernel_frames = cg_stacks_on && env_u64("CGPROF_KERNEL", 0, 1) != 0;
     if (cg_stacks_on)
         cg_stack_bounds_init(); /* this (the main) thread's stack */
     cg_modules_snapshot();

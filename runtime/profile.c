@@ -4,6 +4,7 @@
 #include "writer.h"
 #include "unwind.h"
 
+#include <fcntl.h>
 #include <link.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -20,6 +21,7 @@ enum {
     TAG_STACKS = 8,
     TAG_RUN = 9,
     TAG_RUNTIME = 16,
+    TAG_KERNEL = 17,
     TAG_END = 255, /* always last: a file without it was cut short */
 };
 
@@ -249,6 +251,32 @@ static void put_stacks(struct out *o)
     end(o, at);
 }
 
+/* record --kernel: whether kernel frames could be taken, and the boot
+ * they belong to (kernel addresses are named from that boot's
+ * /proc/kallsyms; open and read are async-signal-safe). */
+static void put_kernel(struct out *o)
+{
+    char id[64];
+    ssize_t n = 0;
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = read(fd, id, sizeof id);
+        close(fd);
+    }
+    while (n > 0 && (id[n - 1] == '\n' || id[n - 1] == ' '))
+        n--;
+    if (n < 0)
+        n = 0;
+    size_t at = begin(o, TAG_KERNEL);
+    put32(o, 1u | (cg_sampler_kernel_denied() || !cg_event || cg_event->kind == CG_EV_CPU ||
+                           cg_event->kind == CG_EV_ITIMER
+                       ? 0u
+                       : 2u));
+    put32(o, (uint32_t)n);
+    cg_put(o, id, (size_t)n);
+    end(o, at);
+}
+
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
                       uint64_t lost_calls, const struct frozen *fz)
 {
@@ -277,6 +305,8 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     }
     end(o, at);
     put_stacks(o);
+    if (cg_kernel_frames)
+        put_kernel(o);
     int err;
     at = begin(o, TAG_TOTALS);
     put64(o, samples->total);

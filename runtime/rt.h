@@ -282,7 +282,9 @@ void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
 uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event set-up */
 uint64_t cg_sampler_before_cpu_ns(void) CG_HIDDEN; /* their CPU before their sampling began */
-uint64_t cg_sampler_late_ns(void) CG_HIDDEN;       /* time events' samples late by, in all */
+uint64_t cg_sampler_late_ns(void) CG_HIDDEN;
+int cg_sampler_kernel_denied(void) CG_HIDDEN;
+    /* kernel-mode samples were refused */         /* time events' samples late by, in all */
 void cg_sampler_add_before(uint64_t ns) CG_HIDDEN; /* (the cpu event's timers) */
 uint64_t cg_random64(pid_t tid) CG_HIDDEN;         /* for random first periods */
 

@@ -112,6 +112,7 @@ static uint64_t start_cpu_ns;          /* atomic: program threads' CPU in our se
 static uint64_t before_cpu_ns;         /* atomic: their CPU before they were sampled */
 static uint64_t late_ns;               /* atomic: time events' samples came late by */
 static int time_event;                 /* the perf event counts time (cpu-clock, wall) */
+static int with_chain;                 /* records carry the kernel's callchain */
 static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
 
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
@@ -314,6 +315,13 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     int kernel = stack_copy && (event->kind == CG_EV_WALL || event->is_time) &&
                  !__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED);
     a.exclude_kernel = !kernel;
+    /* record --kernel: the kernel's frames of a sample taken in it (the
+     * user frames come from the copy, as always); every event's records
+     * have the same layout, with or without kernel samples */
+    if (with_chain) {
+        a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+        a.exclude_callchain_user = 1;
+    }
     a.disabled = phase;
     a.wakeup_events = phase; /* the first overflow signals the thread */
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -492,15 +500,37 @@ static void close_event(int fd, void *ring)
         close(fd);
 }
 
-/* A sample record's body (ip, count, abi, bp sp ip, stack size, stack
- * bytes, dynamic size): its registers and the copy of its stack. */
+/* Where a sample record's user registers start (after ip, count and,
+ * with record --kernel, the kernel's callchain: nr, then nr ips); the
+ * callchain's ips and number into IPS and NR (0 without). */
+static size_t regs_offset(const unsigned char *p, size_t n, const unsigned char **ips, uint64_t *nr)
+{
+    *ips = NULL;
+    *nr = 0;
+    if (!with_chain)
+        return 16;
+    uint64_t k = 0;
+    if (n >= 24)
+        memcpy(&k, p + 16, 8);
+    if (k > (n - 24) / 8)
+        return n; /* not a record of ours: no registers */
+    *ips = p + 24;
+    *nr = k;
+    return 24 + 8 * (size_t)k;
+}
+
+/* A sample record's body (ip, count, [callchain,] abi, bp sp ip, stack
+ * size, stack bytes, dynamic size): its registers and the copy of its
+ * stack. */
 static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, struct cg_mem *m)
 {
-    uint64_t ip, abi = 0, regs[3] = {0, 0, 0}, size = 0, dyn = 0;
+    uint64_t ip, abi = 0, regs[3] = {0, 0, 0}, size = 0, dyn = 0, nr;
+    const unsigned char *ips;
     memcpy(&ip, p, 8);
-    if (n >= 24)
-        memcpy(&abi, p + 16, 8);
-    size_t at = 24;
+    size_t base = regs_offset(p, n, &ips, &nr);
+    if (n >= base + 8)
+        memcpy(&abi, p + base, 8);
+    size_t at = base + 8;
     if (abi && n < at + 24)
         abi = 0;
     if (abi) {
@@ -593,6 +623,41 @@ static int match(struct tracked *t, const struct cg_regs *r, struct snap *out)
     return 0;
 }
 
+/* record --kernel: puts the kernel's frames of the sample (body P, N
+ * bytes) before the NF user frames at FRAMES (room for MAX), innermost
+ * first, as perf gives them; the new number of frames.  A sample taken in
+ * user mode has none.  Kernel addresses keep their top bits (all ones),
+ * which no user pc has: the profile names them apart (docs/stacks.md). */
+static unsigned kernel_frames(const unsigned char *p, size_t n, uintptr_t *frames, unsigned nf,
+                              unsigned max, int *cut)
+{
+    const unsigned char *ips;
+    uint64_t nr, k = 0;
+    regs_offset(p, n, &ips, &nr);
+    for (uint64_t i = 0; i < nr; i++) { /* the kernel's frames, markers left out */
+        uint64_t v;
+        memcpy(&v, ips + 8 * i, 8);
+        if (v < (uint64_t)-4095 && v > CG_PC_MASK)
+            k++;
+    }
+    if (k == 0)
+        return nf;
+    if (k > max / 2)
+        k = max / 2;
+    unsigned keep = nf + k > max ? max - (unsigned)k : nf; /* user frames kept */
+    if (keep < nf)
+        *cut = 1;
+    memmove(frames + k, frames, keep * sizeof *frames);
+    uint64_t j = 0;
+    for (uint64_t i = 0; i < nr && j < k; i++) {
+        uint64_t v;
+        memcpy(&v, ips + 8 * i, 8);
+        if (v < (uint64_t)-4095 && v > CG_PC_MASK)
+            frames[j++] = (uintptr_t)v;
+    }
+    return keep + (unsigned)k;
+}
+
 /* Counts one sample (a record's body, N bytes, at least ip and count) for
  * T: the program's, or the runtime's when its stack shows our own code. */
 static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
@@ -628,6 +693,8 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
     }
     /* the user pc: where the thread was, or entered the kernel from */
     count(t, r.pc ? r.pc : (uintptr_t)ip, weight);
+    if (with_chain && stree)
+        nf = kernel_frames(p, n, frames, nf, max, &cut);
     if (cg_stacks_on && stree) {
         t->last_leaf = cg_stree_add(stree, frames, nf, cut, weight);
         t->last_tree = stree;
@@ -686,8 +753,11 @@ static int wait_for_snapshot(struct tracked *t, const unsigned char *p, size_t n
     if (final || t->fd < 0 || t->fd >= PHASE_FDS || n < 24)
         return 0;
     const struct snapring *q = snaps[t->fd];
-    uint64_t abi;
-    memcpy(&abi, p + 16, 8);
+    uint64_t abi = 0, nr;
+    const unsigned char *ips;
+    size_t base = regs_offset(p, n, &ips, &nr);
+    if (n >= base + 8)
+        memcpy(&abi, p + base, 8);
     if (!q || !abi || !__atomic_load_n(&q->on, __ATOMIC_ACQUIRE) || q->quiet ||
         __atomic_load_n(&q->w, __ATOMIC_ACQUIRE) != q->r) {
         t->wait_since = 0;
@@ -1088,6 +1158,7 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     uint64_t hz_ns = 1000000000u / (hz ? hz : 1000);
     int timed = !ev || ev->kind == CG_EV_WALL || ev->is_time;
     time_event = ev && timed;
+    with_chain = cg_kernel_frames && cg_stacks_on && ev && (ev->kind == CG_EV_WALL || ev->is_time);
     perf_period = timed ? hz_ns : period ? period : ev->period;
     sample_weight = timed ? 1 : perf_period;
     /* a look every 10 ms; above 1 kHz more often (not below 1 ms), so a
@@ -1215,6 +1286,11 @@ uint64_t cg_sampler_start_cpu_ns(void)
 void cg_sampler_add_before(uint64_t ns)
 {
     __atomic_add_fetch(&before_cpu_ns, ns, __ATOMIC_RELAXED);
+}
+
+int cg_sampler_kernel_denied(void)
+{
+    return __atomic_load_n(&kernel_denied, __ATOMIC_RELAXED);
 }
 
 uint64_t cg_sampler_late_ns(void)

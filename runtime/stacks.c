@@ -41,6 +41,7 @@ struct cg_stree {
 
 int cg_stacks_on = 1;
 int cg_stacks_sync = 1;
+int cg_kernel_frames;
 static struct cg_stree *trees; /* atomic head */
 
 static void *map(size_t bytes)

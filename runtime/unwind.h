@@ -91,6 +91,7 @@ unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t
 extern int cg_stacks_on CG_HIDDEN; /* CGPROF_STACKS (default 1) */
 /* CGPROF_STACK_SYNC (default 1): perf events' stacks walked by their threads */
 extern int cg_stacks_sync CG_HIDDEN;
+extern int cg_kernel_frames CG_HIDDEN; /* CGPROF_KERNEL: kernel frames in the stacks (default 0) */
 /* Records one sampled stack of this thread (signal handler) or of the
  * sampler (its own tree).  Returns 0, or -1 if it could not be kept. */
 struct cg_stree;

@@ -57,7 +57,8 @@
 
 /* Data pages per thread's ring (plus one header page): with stacks, each
  * sample carries STACK_COPY bytes of the thread's stack; the ring holds two
- * ticks' worth of samples at the rate, 16 to 256 pages (cg_sampler_start). */
+ * ticks' worth of samples at the rate and at least 20 ms', 16 to 512 pages
+ * (cg_sampler_start). */
 #define RING_PAGES   ring_pages
 #define STACK_COPY   8192
 #define SMALL_COPY   512           /* without stacks: enough to see our own frames */
@@ -80,6 +81,7 @@ struct tracked {
     uint64_t last_count;
     uint64_t prev_count; /* event count at its previous sample (time events) */
     int have_prev;
+    uint64_t lost_since; /* samples the kernel lost since then (PERF_RECORD_LOST) */
     /* wall: where it was last seen (a sample or a look while blocked), to
      * charge its time waiting for a CPU to; the runqueue wait so far */
     uintptr_t last_pc;
@@ -110,7 +112,7 @@ static int starting;                   /* atomic: threads created, not yet hande
 static int kernel_denied;              /* atomic: kernel-mode samples not permitted */
 static uint64_t start_cpu_ns;          /* atomic: program threads' CPU in our set-up */
 static uint64_t before_cpu_ns;         /* atomic: their CPU before they were sampled */
-static uint64_t late_ns;               /* atomic: time events' samples came late by */
+static int64_t late_ns;                /* atomic: time events' samples came late by */
 static int time_event;                 /* the perf event counts time (cpu-clock, wall) */
 static int with_chain;                 /* records carry the kernel's callchain */
 static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
@@ -729,18 +731,28 @@ static int keep_sample(struct tracked *t, uint64_t c)
 }
 
 /* A time event's sample at event count C (ns of the thread's CPU): the
- * kernel's timer forwards from when it fired, so a late sample delays all
- * after it, and that CPU time no sample stands for (at 10 kHz on these
- * VMs, 1-3% of it).  Summed for the report's check of unsampled time;
- * the samples keep weight 1, the delay being the same for every pc. */
+ * event's count at each sample is the thread's CPU time then, so the
+ * time between two samples beyond their period (late firings, whole
+ * periods the kernel's timer skipped) is CPU time no sample stands for
+ * (at 10 kHz on these VMs, 1-5% of it).  Summed for the report's check of
+ * unsampled time; the samples keep weight 1, the delays falling on any
+ * pc alike. */
 static void note_late(struct tracked *t, uint64_t c)
 {
     if (!time_event)
         return;
-    if (t->have_prev && c - t->prev_count > perf_period)
-        __atomic_add_fetch(&late_ns, c - t->prev_count - perf_period, __ATOMIC_RELAXED);
+    /* samples lost in between (a full ring) are not late: their periods
+     * are the lost samples' own, counted as lost.  Signed: a sample that
+     * came early (jitter) gives back what the previous one's delay took,
+     * so the sum is each thread's span between samples less their
+     * periods -- what no sample stands for */
+    uint64_t d = c - t->prev_count, lost = t->lost_since * perf_period;
+    if (t->have_prev)
+        __atomic_add_fetch(&late_ns, (int64_t)d - (int64_t)lost - (int64_t)perf_period,
+                           __ATOMIC_RELAXED);
     t->prev_count = c;
     t->have_prev = 1;
+    t->lost_since = 0;
 }
 
 /* Whether the newest sample record of T's ring (body P, N bytes) should
@@ -812,6 +824,7 @@ static uint64_t drain(struct tracked *t, int final)
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
             cg_samples_add_lost(v);
+            t->lost_since += v;
         }
         tail += eh.size;
     }
@@ -1172,12 +1185,18 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;
-    /* a ring holds two ticks' samples at the rate (a counting event's
-     * rate is unknown: as many as 16 pages hold), 16 to 256 pages */
+    /* a ring holds two ticks' samples at the rate, and at least 20 ms'
+     * (a sampler kept off its CPU that long by a busy machine loses none:
+     * at 10 kHz with stacks two looks' worth was 3 ms, and a loaded
+     * 2-CPU machine lost 52 of 6,000); a counting event's rate is
+     * unknown: as many as 16 pages hold; 16 to 512 pages */
     uint64_t size = 24 + (stack_copy ? 48 + stack_copy : 0);
     uint64_t per_tick = timed ? tick_ns / hz_ns + 1 : 0;
+    uint64_t want = 2 * per_tick * size, busy = timed ? (20000000u / hz_ns + 1) * size : 0;
+    if (want < busy)
+        want = busy;
     ring_pages = cg_stacks_on ? 64 : 16;
-    while (ring_pages < 256 && ring_pages * page < 2 * per_tick * size)
+    while (ring_pages < 512 && ring_pages * page < want)
         ring_pages *= 2;
     hz_period_ns = hz_ns;
     ntrk = 0;
@@ -1295,7 +1314,8 @@ int cg_sampler_kernel_denied(void)
 
 uint64_t cg_sampler_late_ns(void)
 {
-    return __atomic_load_n(&late_ns, __ATOMIC_RELAXED);
+    int64_t v = __atomic_load_n(&late_ns, __ATOMIC_RELAXED);
+    return v > 0 ? (uint64_t)v : 0;
 }
 
 uint64_t cg_sampler_before_cpu_ns(void)

@@ -101,14 +101,19 @@ split_runs() {
 test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split_runs
 
 # samples at the rate claimed: the threads' samples are their CPU time x
-# the rate (the kernel's own clocks, less what the runtime did on them,
-# what they ran before their sampling began, and the delays of late
-# samples), within 1% and 3 samples, at 1 and 10 kHz.  The kernel's
-# cpu-clock timer forwards from when it fired, so a late sample pushes all
-# later ones back: at 10 kHz these VMs lose 1-3% of the rate that way (8
-# runs each of b9542c0's runtime and this one: 97.6-98.7%).  The runtime
-# notes each sample's delay from the event's own count (RUNTIME's late
-# field, "late_seconds"); without it the 10 kHz runs here are 1-4% under.
+# the rate (the kernel's own clocks, less what the runtime did on them and
+# what they ran before their sampling began), within 1% and 3 samples at
+# 1 kHz.  At 10 kHz never more than 1% over; under by no more than the
+# time the event's own count shows between samples beyond their periods
+# (RUNTIME's late field, "late_seconds"), less 1%.  The kernel's 10 kHz
+# cpu-clock timer in these VMs fires late now and then and no sample
+# stands for the time it skipped: 97.6-98.7% of the rate in 8 runs each of
+# b9542c0's runtime and this one on an idle machine, 95.5-97% on one busy
+# with other builds (issue 22 item 12: a fixed 3% failed there), where
+# late_seconds was 5-6% of the CPU time (the event's clock runs while the
+# thread's CPU clock does not count steal and interrupt time, so it can
+# exceed the shortfall).  report leaves that time out of its check of
+# unsampled time.
 rate_check() {
     rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >/dev/null &&
         $CGPROF report --json r.data >j 2>err && cat err &&
@@ -116,14 +121,13 @@ rate_check() {
 r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"] - r["before_cpu_seconds"]
-late=r["late_seconds"]
-print("%d samples for %.4f s of CPU at %d Hz, %.4f s of it late: %.2f%% of the rate (%.2f%% without the delays)" % (s, c, hz, late, 100 * s / ((c - late) * hz), 100 * s / (c * hz)))
-e=(c - late) * hz
-sys.exit(not (abs(s - e) <= 0.01 * e + 3 and late < 0.1 * c))' j "$1"
+late=r["late_seconds"] if hz > 1000 else 0
+print("%d samples for %.4f s of CPU at %d Hz, %.4f s of it between samples beyond their periods: %.2f%% of the rate" % (s, c, hz, r["late_seconds"], 100 * s / (c * hz)))
+sys.exit(not (s <= 1.01 * c * hz + 3 and s >= 0.99 * (c - late) * hz - 3 and 0 <= late < 0.1 * c))' j "$1"
 }
 if test $default = cpu-clock; then
     test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000"
-    test_expect "cpu-clock samples at the rate asked: 10 kHz (late samples' delays noted)" \
+    test_expect "cpu-clock samples at the rate asked: 10 kHz (never over; under only by the time the event skipped)" \
         "rate_check 10000"
     test_expect "report: no unsampled time at 10 kHz (a 0.1 s program; the delays are not missing samples)" "
         rm -f r.data && \$CGPROF record -F 10000 -o r.data ./split 100000 >/dev/null &&

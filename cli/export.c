@@ -36,6 +36,8 @@ static void export_usage(FILE *f)
         "                        the time (default 0.5; 0 keeps everything)\n"
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
+        "  --inline              folded: code inlined from other functions as their\n"
+        "                        own frames, from the DWARF (docs/export.md)\n"
         "  -h, --help            this help\n"
         "  -v, -V, --version     the version\n",
         f);
@@ -49,6 +51,7 @@ struct export_args {
     struct ex_opts opts;
     unsigned sym_flags;
     int demangle;
+    int inline_frames;
 };
 
 static enum fmt parse_format(const char *s)
@@ -68,6 +71,7 @@ static enum fmt parse_format(const char *s)
 }
 
 #define OPT_NO_DEMANGLE 256
+#define OPT_INLINE      257
 
 /* Parses ARGV into A; -1 to exit 0 (help), 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct export_args *a)
@@ -78,6 +82,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"threshold", required_argument, NULL, 't'},
         {"no-static", no_argument, NULL, 'a'},
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+        {"inline", no_argument, NULL, OPT_INLINE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
@@ -122,6 +127,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         case OPT_NO_DEMANGLE:
             a->demangle = 0;
             break;
+        case OPT_INLINE:
+            a->inline_frames = 1;
+            break;
         case 'h':
             export_usage(stdout);
             return -1;
@@ -136,6 +144,10 @@ static int parse_args(int argc, char **argv, struct export_args *a)
     }
     if (a->fmt == F_NONE) {
         fprintf(stderr, "cgprof export: which format? -f pprof|callgrind|folded|dot|html\n");
+        return 2;
+    }
+    if (a->inline_frames && a->fmt != F_FOLDED) {
+        fprintf(stderr, "cgprof export: --inline is for -f folded only (so far)\n");
         return 2;
     }
     if (!a->output)
@@ -282,6 +294,9 @@ int cmd_export(int argc, char **argv)
         if (ex_build(&m, &g, p.st, p.cgdata ? &p.d : NULL, p.prog, a.demangle, err, sizeof err) !=
             0) {
             fprintf(stderr, "cgprof export: %s\n", err);
+        } else if (a.inline_frames && ex_inline(&m, err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof export: %s\n", err);
+            ex_free(&m);
         } else {
             rc = write_output(&a, &m);
             ex_free(&m);

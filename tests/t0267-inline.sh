@@ -68,19 +68,23 @@ sys.exit(1 if bad or t < 200 else 0)
 \"
 "
 
+# (libc6-dbg, where installed, gives libc's own frames inline chains too:
+# the stacks compared frame by frame are those through work)
 test_expect "folded --inline: the same samples as without it, in the same outer stacks" "
     python3 -c \"
 import sys
 def outer(path):
-    d = {}
+    d, t = {}, 0
     for l in open(path):
         stack, n = l.rsplit(' ', 1)
+        t += int(n)
         f = [x for x in stack.split(';') if x not in ('middle', 'inner')]
-        d[';'.join(f)] = d.get(';'.join(f), 0) + int(n)
-    return d
-a, b = outer('plain.folded'), outer('inl.folded')
-print(a == b, sum(a.values()), sum(b.values()))
-sys.exit(a != b)
+        if f[-1] == 'work':
+            d[';'.join(f)] = d.get(';'.join(f), 0) + int(n)
+    return d, t
+(a, ta), (b, tb) = outer('plain.folded'), outer('inl.folded')
+print(a, b, ta, tb)
+sys.exit(a != b or ta != tb or sum(a.values()) < 200)
 \" &&
     ! grep -Eq 'middle|inner' plain.folded
 "
@@ -120,8 +124,8 @@ test_expect "no DWARF: --inline changes nothing" "
     $CGPROF record -o nodw.data ./inlined.nodw >/dev/null &&
     $CGPROF_REAL export -f folded nodw.data >nodw.plain &&
     $CGPROF_REAL export -f folded --inline nodw.data >nodw.inl &&
-    sed 's/inlined.nodw/X/' nodw.plain | sort >a && sed 's/inlined.nodw/X/' nodw.inl | sort >b &&
-    diff a b && ! grep -Eq 'middle|inner' nodw.inl
+    grep ';work [0-9]*\$' nodw.plain >a && grep ';work [0-9]*\$' nodw.inl >b &&
+    test \$(wc -l <a) -gt 0 && diff a b && ! grep -Eq 'middle|inner' nodw.inl
 "
 
 test_expect "--inline with another format: a clear usage error" "

@@ -36,8 +36,8 @@ static void export_usage(FILE *f)
         "                        the time (default 0.5; 0 keeps everything)\n"
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
-        "  --inline              folded: code inlined from other functions as their\n"
-        "                        own frames, from the DWARF (docs/export.md)\n"
+        "  --inline              folded, pprof: code inlined from other functions as\n"
+        "                        their own frames, from the DWARF (docs/export.md)\n"
         "  -h, --help            this help\n"
         "  -v, -V, --version     the version\n",
         f);
@@ -146,8 +146,8 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         fprintf(stderr, "cgprof export: which format? -f pprof|callgrind|folded|dot|html\n");
         return 2;
     }
-    if (a->inline_frames && a->fmt != F_FOLDED) {
-        fprintf(stderr, "cgprof export: --inline is for -f folded only (so far)\n");
+    if (a->inline_frames && a->fmt != F_FOLDED && a->fmt != F_PPROF) {
+        fprintf(stderr, "cgprof export: --inline is for -f folded and pprof only (so far)\n");
         return 2;
     }
     if (!a->output)

@@ -244,7 +244,13 @@ static int inl_func(struct ex_model *m, const char *name, size_t *cap)
     return (int)(m->g->nsyms + m->ninl);
 }
 
-#define EX_MAX_INLINE 64 /* inlined frames kept per frame, the innermost */
+int ex_inlined_func(const struct ex_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->ninl; i++)
+        if (strcmp(m->inl_names[i], name) == 0)
+            return (int)(m->g->nsyms + 1 + i);
+    return -1;
+}
 
 int ex_inline(struct ex_model *m, char *err, size_t errsz)
 {

@@ -63,6 +63,11 @@ void ex_free(struct ex_model *m);
  * 0, or -1 (out of memory) with a message in ERR. */
 int ex_inline(struct ex_model *m, char *err, size_t errsz);
 
+#define EX_MAX_INLINE 64 /* inlined frames kept per frame, the innermost */
+
+/* The func of inlined function NAME in M (ex_inline), or -1. */
+int ex_inlined_func(const struct ex_model *m, const char *name);
+
 /* The shown name of node N's function ("[truncated]" for a cut stack). */
 const char *ex_name(const struct ex_model *m, int func);
 

@@ -119,6 +119,47 @@ else
     test_skip "folded --inline agrees with perf's samples named by addr2line -i" "perf cannot record here"
 fi
 
+if command -v go >/dev/null; then
+    # go tool pprof -top: flat and cum in milliseconds, 1 ms a sample here
+    test_expect "pprof --inline: go tool pprof -top gives folded's inner, middle, work exactly" "
+        $CGPROF_REAL export -f pprof --inline -o inl.pb.gz in.data &&
+        go tool pprof -top -unit=ms inl.pb.gz >top &&
+        python3 -c \"
+import re, sys
+f = {}
+for l in open('inl.folded'):
+    stack, n = l.rsplit(' ', 1)
+    fr = stack.split(';')
+    for k in ('work', 'middle', 'inner'):
+        if k in fr:
+            f.setdefault(k, [0, 0])[1] += int(n)
+            if fr[-1] == k:
+                f[k][0] += int(n)
+got = {}
+for l in open('top'):
+    m = re.match(r'\\s*([\\d.]+)ms\\s+\\S+\\s+\\S+\\s+([\\d.]+)ms\\s+\\S+\\s+(\\w+)( \\(inline\\))?\\s*\$', l)
+    if m and m.group(3) in f:
+        got[m.group(3)] = [float(m.group(1)), float(m.group(2)), bool(m.group(4))]
+want = {k: [float(v[0]), float(v[1]), k != 'work'] for k, v in f.items()}
+print(got, want)
+sys.exit(got != want)
+\"
+    "
+    test_expect "pprof --inline: go tool pprof -lines names inner's and middle's own lines" "
+        go tool pprof -top -lines inl.pb.gz >lines &&
+        ir=\$(awk '/inner\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
+        mr=\$(awk '/middle\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
+        echo \$ir \$mr && grep -E ' (inner|middle) ' lines >il &&
+        test \$(grep -c 'inner .*inlined.c:' il) -ge 1 && test \$(grep -c 'middle .*inlined.c:' il) -ge 1 &&
+        awk -v ir=\$ir -v mr=\$mr '{
+            split(\$NF == \"(inline)\" ? \$(NF-1) : \$NF, a, \":\"); split(\$6 == \"inner\" ? ir : mr, r, \"-\")
+            if (\$NF != \"(inline)\" || a[2] + 0 < r[1] + 0 || a[2] + 0 > r[2] + 0) { print \"bad: \" \$0; bad = 1 }
+        } END { exit bad }' il
+    "
+else
+    test_skip "pprof --inline checked with go tool pprof" "no go"
+fi
+
 test_expect "no DWARF: --inline changes nothing" "
     strip -g inlined -o inlined.nodw &&
     $CGPROF record -o nodw.data ./inlined.nodw >/dev/null &&
@@ -129,8 +170,8 @@ test_expect "no DWARF: --inline changes nothing" "
 "
 
 test_expect "--inline with another format: a clear usage error" "
-    ! $CGPROF_REAL export -f pprof --inline -o x.pb.gz in.data 2>err &&
-    grep -q 'inline.*folded' err && ! test -e x.pb.gz
+    ! $CGPROF_REAL export -f callgrind --inline -o x.out in.data 2>err &&
+    grep -q 'inline.*folded and pprof' err && ! test -e x.out
 "
 
 test_done

@@ -156,7 +156,7 @@ struct loader {
     size_t ntmp, tmpcap;
     struct seq *seqs;
     size_t nseqs, seqcap;
-    size_t filecap, funccap, namelen, namecap;
+    size_t filecap, funccap, inlcap, namelen, namecap;
     int bad_units;
     Dwarf_Off first_bad;
     const unsigned char *line_sec; /* .debug_line, decompressed */
@@ -630,8 +630,47 @@ static int add_func(struct loader *L, Dwarf_Die *die, int plain, uint32_t order)
     return 0;
 }
 
+/* An inlined copy's ranges, its name (through its abstract origin) and
+ * the file and line of the call it replaced. */
+static int add_inl(struct loader *L, Dwarf_Die *cu, Dwarf_Die *die, uint32_t depth)
+{
+    Dwarf_Attribute a;
+    const char *name = NULL, *file = NULL;
+    Dwarf_Word fidx = 0, line = 0;
+    if (dwarf_attr_integrate(die, DW_AT_name, &a))
+        name = dwarf_formstring(&a);
+    if (!name)
+        return 0;
+    if (dwarf_attr(die, DW_AT_ranges, &a) && dwarf_whatform(&a) == DW_FORM_rnglistx)
+        return 0;
+    if (dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &fidx) == 0) {
+        Dwarf_Files *files;
+        size_t nf;
+        if (dwarf_getsrcfiles(cu, &files, &nf) == 0 && fidx < nf)
+            file = dwarf_filesrc(files, fidx, NULL, NULL);
+    }
+    if (dwarf_attr(die, DW_AT_call_line, &a))
+        dwarf_formudata(&a, &line);
+    long off = -1, foff = -1;
+    Dwarf_Addr base, start, end;
+    ptrdiff_t it = 0;
+    while ((it = dwarf_ranges(die, it, &base, &start, &end)) > 0) {
+        if (start >= end)
+            continue;
+        if (off < 0 && ((off = add_name(L, name)) < 0 || (file && (foff = add_name(L, file)) < 0)))
+            return -1;
+        struct dwi *d = L->d;
+        if (grow((void **)&d->inl, d->ninl, &L->inlcap, sizeof *d->inl) != 0)
+            return -1;
+        d->inl[d->ninl++] = (struct dwi_inl){
+            start,          end,  (const char *)(intptr_t)off, (const char *)(intptr_t)foff,
+            (uint32_t)line, depth};
+    }
+    return 0;
+}
+
 /* Every function entry of the unit CU, depth first in DWARF order. */
-static int read_funcs(struct loader *L, Dwarf_Die *cu, uint32_t *order)
+static int read_funcs(struct loader *L, Dwarf_Die *cu, uint32_t *order, unsigned flags)
 {
     int plain = plain_names(dwarf_srclang(cu));
     Dwarf_Die stack[64];
@@ -641,9 +680,13 @@ static int read_funcs(struct loader *L, Dwarf_Die *cu, uint32_t *order)
     for (;;) {
         Dwarf_Die *die = &stack[depth];
         int tag = dwarf_tag(die);
-        if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+        if ((flags & DWI_FUNCS) &&
+            (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
              tag == DW_TAG_entry_point) &&
             add_func(L, die, plain, (*order)++) != 0)
+            return -1;
+        if ((flags & DWI_INLINE) && tag == DW_TAG_inlined_subroutine &&
+            add_inl(L, cu, die, (uint32_t)depth) != 0)
             return -1;
         if (depth + 1 < (int)(sizeof stack / sizeof stack[0]) && dwarf_haschildren(die) > 0 &&
             dwarf_child(die, &stack[depth + 1]) == 0) {
@@ -662,6 +705,14 @@ static int func_cmp(const void *pa, const void *pb)
     if (a->lo != b->lo)
         return a->lo < b->lo ? -1 : 1;
     return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int inl_cmp(const void *pa, const void *pb)
+{
+    const struct dwi_inl *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return a->depth < b->depth ? -1 : a->depth > b->depth;
 }
 
 /* ---- loading ---- */
@@ -708,8 +759,8 @@ static int read_units(struct loader *L, Dwarf *dw, unsigned flags)
         if (unit_type == DW_UT_compile || unit_type == DW_UT_partial ||
             unit_type == DW_UT_skeleton) {
             int r = read_lines(L, &cu);
-            if (r == 0 && (flags & DWI_FUNCS))
-                r = read_funcs(L, &cu, &order);
+            if (r == 0 && (flags & (DWI_FUNCS | DWI_INLINE)))
+                r = read_funcs(L, &cu, &order, flags);
             if (r < 0)
                 return -1;
             if (r > 0 && !L->bad_units++)
@@ -747,6 +798,19 @@ int dwi_load(struct dwi *d, Elf *elf, const char *path, unsigned flags, char *ms
         if (d->nfuncs > 1)
             qsort(d->funcs, d->nfuncs, sizeof *d->funcs, func_cmp);
     }
+    if (rc >= 0 && (flags & DWI_INLINE) && d->ninl) {
+        for (size_t i = 0; i < d->ninl; i++) {
+            d->inl[i].name = d->names + (intptr_t)d->inl[i].name;
+            intptr_t f = (intptr_t)d->inl[i].call_file;
+            d->inl[i].call_file = f < 0 ? NULL : d->names + f;
+        }
+        qsort(d->inl, d->ninl, sizeof *d->inl, inl_cmp);
+        if (!(d->inl_reach = malloc(d->ninl * sizeof *d->inl_reach)))
+            rc = -1;
+        for (size_t i = 0; rc >= 0 && i < d->ninl; i++)
+            d->inl_reach[i] =
+                i && d->inl_reach[i - 1] > d->inl[i].hi ? d->inl_reach[i - 1] : d->inl[i].hi;
+    }
     const char *from = d->debug_path ? d->debug_path : path;
     if (rc == 1 || (rc == 0 && L.bad_units)) {
         rc = 2;
@@ -774,6 +838,8 @@ void dwi_free(struct dwi *d)
     free(d->files);
     free(d->rows);
     free(d->funcs);
+    free(d->inl);
+    free(d->inl_reach);
     free(d->names);
     free(d->debug_path);
     memset(d, 0, sizeof *d);
@@ -792,4 +858,33 @@ const struct dwi_row *dwi_line(const struct dwi *d, uint64_t addr)
     if (lo == 0 || d->rows[lo - 1].file == DWI_NO_FILE)
         return NULL;
     return &d->rows[lo - 1];
+}
+
+size_t dwi_inline_chain(const struct dwi *d, uint64_t addr, const struct dwi_inl **out, size_t max)
+{
+    size_t lo = 0, hi = d->ninl; /* the entries with lo <= ADDR: [0, lo) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->inl[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* walk back while some entry before can still reach ADDR; keep the
+     * holders ordered by depth, the deepest (innermost) first */
+    size_t n = 0;
+    for (size_t i = lo; i-- > 0 && d->inl_reach[i] > addr;) {
+        const struct dwi_inl *x = &d->inl[i];
+        if (addr >= x->hi)
+            continue;
+        size_t k = n < max ? n++ : max;
+        while (k > 0 && out[k - 1]->depth < x->depth) {
+            if (k < max)
+                out[k] = out[k - 1];
+            k--;
+        }
+        if (k < max)
+            out[k] = x;
+    }
+    return n;
 }

@@ -27,6 +27,18 @@ struct dwi_func {
     int is_linkage; /* name is the linkage name (binutils' sense: C names are) */
 };
 
+/* One address range of an inlined copy (DW_TAG_inlined_subroutine, with
+ * DWI_INLINE): the function inlined, where it was inlined (the line of
+ * the call in the code it was inlined into) and its nesting depth among
+ * the unit's entries (deeper is further in). */
+struct dwi_inl {
+    uint64_t lo, hi;
+    const char *name;
+    const char *call_file; /* NULL when not known */
+    uint32_t call_line;
+    uint32_t depth;
+};
+
 struct dwi {
     struct dwi_row *rows; /* sorted by addr, one row per addr */
     size_t nrows;
@@ -34,11 +46,15 @@ struct dwi {
     size_t nfiles;
     struct dwi_func *funcs; /* sorted by lo (only with DWI_FUNCS) */
     size_t nfuncs;
+    struct dwi_inl *inl; /* sorted by lo (only with DWI_INLINE) */
+    uint64_t *inl_reach; /* per inl entry: the highest hi of it and those before */
+    size_t ninl;
     char *names;      /* storage for the function names */
     char *debug_path; /* the separate debug file read, or NULL */
 };
 
-#define DWI_FUNCS 1u /* also the function ranges (for line-level reports) */
+#define DWI_FUNCS  1u /* also the function ranges (for line-level reports) */
+#define DWI_INLINE 2u /* also the inlined copies' ranges and call sites */
 
 /* Reads the DWARF of ELF (the file at PATH) or, when it has none, of its
  * separate debug file (build-id under /usr/lib/debug/.build-id, else
@@ -51,5 +67,9 @@ void dwi_free(struct dwi *d);
 
 /* The row whose range holds ADDR, or NULL when ADDR has no line information. */
 const struct dwi_row *dwi_line(const struct dwi *d, uint64_t addr);
+
+/* The inlined copies holding ADDR, innermost first, at most MAX of them
+ * in OUT; their number (0 when ADDR is in no inlined code). */
+size_t dwi_inline_chain(const struct dwi *d, uint64_t addr, const struct dwi_inl **out, size_t max);
 
 #endif

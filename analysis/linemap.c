@@ -34,13 +34,14 @@ void linemap_free(struct linemap *lm)
 struct load_ctx {
     struct dwi *dw;
     const char *path;
+    unsigned flags;
 };
 
 static int load_dw(Elf *elf, void *ctx)
 {
     struct load_ctx *c = ctx;
     char msg[512];
-    return dwi_load(c->dw, elf, c->path, 0, msg, sizeof msg) < 0 ? -1 : 0;
+    return dwi_load(c->dw, elf, c->path, c->flags, msg, sizeof msg) < 0 ? -1 : 0;
 }
 
 const struct dwi *linemap_module(struct linemap *lm, size_t k)
@@ -59,7 +60,7 @@ const struct dwi *linemap_module(struct linemap *lm, size_t k)
                        : m->path;
         }
         char err[512];
-        struct load_ctx c = {&lm->dw[k], path};
+        struct load_ctx c = {&lm->dw[k], path, lm->flags};
         lm->state[k] = 2;
         if (path && elffile_with(path, load_dw, &c, err, sizeof err) == 0 && lm->dw[k].nrows)
             lm->state[k] = 1;
@@ -69,20 +70,34 @@ const struct dwi *linemap_module(struct linemap *lm, size_t k)
     return lm->state[k] == 1 ? &lm->dw[k] : NULL;
 }
 
-int linemap_find(struct linemap *lm, uint64_t pc, const char **file, unsigned *line)
+/* The line table holding PC, with *ADDR set to PC's address in it. */
+static const struct dwi *module_of(struct linemap *lm, uint64_t pc, uint64_t *addr)
 {
     size_t k = 0;
-    uint64_t addr = pc;
+    *addr = pc;
     if (lm->d) {
         uint32_t module;
-        if (modmap_addr(lm->d, pc, &module, &addr) != 0)
-            return 0;
+        if (modmap_addr(lm->d, pc, &module, addr) != 0)
+            return NULL;
         while (k < lm->d->nmodules && lm->d->modules[k].id != module)
             k++;
         if (k == lm->d->nmodules)
-            return 0;
+            return NULL;
     }
-    const struct dwi *dw = linemap_module(lm, k);
+    return linemap_module(lm, k);
+}
+
+size_t linemap_inline(struct linemap *lm, uint64_t pc, const struct dwi_inl **out, size_t max)
+{
+    uint64_t addr;
+    const struct dwi *dw = module_of(lm, pc, &addr);
+    return dw ? dwi_inline_chain(dw, addr, out, max) : 0;
+}
+
+int linemap_find(struct linemap *lm, uint64_t pc, const char **file, unsigned *line)
+{
+    uint64_t addr;
+    const struct dwi *dw = module_of(lm, pc, &addr);
     const struct dwi_row *r = dw ? dwi_line(dw, addr) : NULL;
     if (!r || !r->line || r->file >= dw->nfiles)
         return 0;

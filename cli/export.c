@@ -37,6 +37,8 @@ static void export_usage(FILE *f)
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
         "  --kernel              the kernel's functions in the stacks (as report --kernel)\n"
+        "  --inline              folded, pprof: code inlined from other functions as\n"
+        "                        their own frames, from the DWARF (docs/export.md)\n"
         "  -h, --help            this help\n"
         "  -v, -V, --version     the version\n",
         f);
@@ -51,6 +53,7 @@ struct export_args {
     unsigned sym_flags;
     int demangle;
     int kernel;
+    int inline_frames;
 };
 
 static enum fmt parse_format(const char *s)
@@ -71,6 +74,7 @@ static enum fmt parse_format(const char *s)
 
 #define OPT_NO_DEMANGLE 256
 #define OPT_KERNEL      257
+#define OPT_INLINE      258
 
 /* Parses ARGV into A; -1 to exit 0 (help), 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct export_args *a)
@@ -82,6 +86,7 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         {"no-static", no_argument, NULL, 'a'},
         {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
         {"kernel", no_argument, NULL, OPT_KERNEL},
+        {"inline", no_argument, NULL, OPT_INLINE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
@@ -129,6 +134,9 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         case OPT_KERNEL:
             a->kernel = 1;
             break;
+        case OPT_INLINE:
+            a->inline_frames = 1;
+            break;
         case 'h':
             export_usage(stdout);
             return -1;
@@ -143,6 +151,10 @@ static int parse_args(int argc, char **argv, struct export_args *a)
     }
     if (a->fmt == F_NONE) {
         fprintf(stderr, "cgprof export: which format? -f pprof|callgrind|folded|dot|html\n");
+        return 2;
+    }
+    if (a->inline_frames && a->fmt != F_FOLDED && a->fmt != F_PPROF) {
+        fprintf(stderr, "cgprof export: --inline is for -f folded and pprof only (so far)\n");
         return 2;
     }
     if (!a->output)
@@ -290,6 +302,9 @@ int cmd_export(int argc, char **argv)
         if (ex_build(&m, &g, p.st, p.cgdata ? &p.d : NULL, p.prog, a.demangle, err, sizeof err) !=
             0) {
             fprintf(stderr, "cgprof export: %s\n", err);
+        } else if (a.inline_frames && ex_inline(&m, err, sizeof err) != 0) {
+            fprintf(stderr, "cgprof export: %s\n", err);
+            ex_free(&m);
         } else {
             rc = write_output(&a, &m);
             ex_free(&m);

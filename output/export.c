@@ -4,6 +4,7 @@
  * of each caller -> callee pair). */
 #include "export.h"
 #include "gprof_text.h"
+#include "linemap.h"
 #include "modmap.h"
 
 #include <stdlib.h>
@@ -197,6 +198,9 @@ void ex_free(struct ex_model *m)
     for (size_t i = 0; m->names && i < m->g->nsyms; i++)
         free(m->names[i]);
     free(m->names);
+    for (size_t i = 0; i < m->ninl; i++)
+        free(m->inl_names[i]);
+    free(m->inl_names);
     free(m->nodes);
     memset(m, 0, sizeof *m);
 }
@@ -205,6 +209,8 @@ const char *ex_name(const struct ex_model *m, int func)
 {
     if (func < 0)
         return "[truncated]";
+    if (EX_IS_INLINED(m, func))
+        return m->inl_names[func - (int)m->g->nsyms - 1];
     return m->names[func] ? m->names[func] : m->g->nodes[func].name;
 }
 
@@ -215,6 +221,76 @@ const char *ex_file(const struct ex_model *m, int func, const char *fallback)
     if (m->d || func < 0 || !m->g->nodes[func].file)
         return fallback;
     return m->g->nodes[func].file;
+}
+
+/* The func standing for inlined function NAME, added if new; -1 out of memory. */
+static int inl_func(struct ex_model *m, const char *name, size_t *cap)
+{
+    for (size_t i = 0; i < m->ninl; i++) /* few distinct names: a scan will do */
+        if (strcmp(m->inl_names[i], name) == 0)
+            return (int)(m->g->nsyms + 1 + i);
+    if (m->ninl == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        char **n = realloc(m->inl_names, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        m->inl_names = n;
+        *cap = ncap;
+    }
+    char *dup = strdup(name); /* DW_AT_name: never mangled */
+    if (!dup)
+        return -1;
+    m->inl_names[m->ninl++] = dup;
+    return (int)(m->g->nsyms + m->ninl);
+}
+
+int ex_inlined_func(const struct ex_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->ninl; i++)
+        if (strcmp(m->inl_names[i], name) == 0)
+            return (int)(m->g->nsyms + 1 + i);
+    return -1;
+}
+
+int ex_inline(struct ex_model *m, char *err, size_t errsz)
+{
+    if (!m->d || m->nnodes == 0)
+        return 0;
+    struct linemap lm;
+    if (linemap_init(&lm, m->d, m->prog) != 0)
+        goto oom;
+    lm.flags = DWI_INLINE;
+    struct ex_node *old = m->nodes;
+    size_t nold = m->nnodes, cap = 0, ncap = 0;
+    int *map = malloc((nold + 1) * sizeof *map);
+    double total = m->total;
+    int rc = map ? 0 : -1;
+    m->nodes = NULL;
+    m->nnodes = 0;
+    for (size_t i = 0; rc == 0 && i < nold; i++) {
+        const struct ex_node *x = &old[i];
+        int parent = x->parent >= 0 ? map[x->parent] : -1;
+        const struct dwi_inl *chain[EX_MAX_INLINE];
+        size_t n = x->func >= 0 ? linemap_inline(&lm, x->pc, chain, EX_MAX_INLINE) : 0;
+        if (n > EX_MAX_INLINE)
+            n = EX_MAX_INLINE;
+        rc = add_node(m, &cap, parent, x->func, x->pc, n ? 0 : x->count);
+        /* outermost inlined function first, the samples on the innermost */
+        for (size_t j = n; rc == 0 && j-- > 0;) {
+            int f = inl_func(m, chain[j]->name, &ncap);
+            rc = f < 0 ? -1 : add_node(m, &cap, (int)m->nnodes - 1, f, x->pc, j ? 0 : x->count);
+        }
+        map[i] = (int)m->nnodes - 1;
+    }
+    free(map);
+    free(old);
+    linemap_free(&lm);
+    m->total = total;
+    if (rc == 0)
+        return 0;
+oom:
+    snprintf(err, errsz, "out of memory reading the inlined functions");
+    return -1;
 }
 
 int ex_func_tree(const struct ex_model *m, struct ex_fnode **out, size_t *n)

@@ -40,13 +40,33 @@ struct ex_model {
     double unit_ns; /* nanoseconds per sample (timed) */
     char event[64]; /* "cpu", "wall", a perf event's name */
     double total;   /* sum of the node counts */
+    /* ex_inline: the functions inlined into sampled code, numbered after
+     * the call graph's (func = g->nsyms + 1 + i), by their DWARF name */
+    char **inl_names;
+    size_t ninl;
 };
+
+/* A func of M that is an inlined function (ex_inline), not a call graph node. */
+#define EX_IS_INLINED(m, f) ((f) > (int)(m)->g->nsyms)
 
 /* Builds M from G (analyzed from ST and, for a cgprof profile, D).  0, or
  * -1 with a message in ERR. */
 int ex_build(struct ex_model *m, const struct callgraph *g, const struct symtab *st,
              const struct cgdata *d, const char *prog, int demangle, char *err, size_t errsz);
 void ex_free(struct ex_model *m);
+
+/* Expands each frame of a cgprof profile's stacks into its inline chain
+ * from the DWARF: the frame of function F at a pc inside code inlined
+ * into F becomes F's frame with, under it, one frame per inlined
+ * function, outermost first; the samples go to the innermost.  Nothing
+ * changes where there is no DWARF, and for gmon.out (no exact pcs).
+ * 0, or -1 (out of memory) with a message in ERR. */
+int ex_inline(struct ex_model *m, char *err, size_t errsz);
+
+#define EX_MAX_INLINE 64 /* inlined frames kept per frame, the innermost */
+
+/* The func of inlined function NAME in M (ex_inline), or -1. */
+int ex_inlined_func(const struct ex_model *m, const char *name);
 
 /* The shown name of node N's function ("[truncated]" for a cut stack). */
 const char *ex_name(const struct ex_model *m, int func);

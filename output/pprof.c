@@ -122,8 +122,9 @@ static int collect_pcs(struct pp *p)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < m->nnodes; i++)
-        all[k].pc = m->nodes[i].func == EX_TRUNCATED ? UINT64_MAX : m->nodes[i].pc,
-        all[k++].func = m->nodes[i].func;
+        if (!EX_IS_INLINED(m, m->nodes[i].func)) /* an inlined frame: a Line of its pc's */
+            all[k].pc = m->nodes[i].func == EX_TRUNCATED ? UINT64_MAX : m->nodes[i].pc,
+            all[k++].func = m->nodes[i].func;
     for (size_t i = 0; i < g->narcs; i++) {
         int ends[2] = {g->arcs[i].parent, g->arcs[i].child};
         for (int e = 0; e < 2; e++)
@@ -206,21 +207,33 @@ static void place(const struct pp *p, uint64_t pc, uint64_t *map, uint64_t *addr
 static int build_locations(struct pp *p)
 {
     const struct ex_model *m = p->m;
-    size_t nf = m->g->nsyms + 1;
+    size_t nf = m->g->nsyms + 1 + m->ninl;
+    /* source lines from DWARF where the modules have it */
+    struct linemap lm;
+    int have_lm = linemap_init(&lm, m->d, m->prog) == 0;
+    /* with ex_inline: a Line per inlined function at the pc, innermost first */
+    size_t nlines = p->npcs;
+    const struct dwi_inl *chain[EX_MAX_INLINE];
+    if (have_lm && m->ninl) {
+        lm.flags = DWI_INLINE;
+        for (size_t i = 0; i < p->npcs; i++)
+            if (p->pc_func[i] != EX_TRUNCATED)
+                nlines += linemap_inline(&lm, p->pcs[i], chain, EX_MAX_INLINE);
+    }
     p->locs = calloc(p->npcs + 1, sizeof *p->locs);
     p->plocs = calloc(p->npcs + 1, sizeof *p->plocs);
-    p->lines = calloc(p->npcs + 1, sizeof *p->lines);
-    p->plines = calloc(p->npcs + 1, sizeof *p->plines);
+    p->lines = calloc(nlines + 1, sizeof *p->lines);
+    p->plines = calloc(nlines + 1, sizeof *p->plines);
     p->funcs = calloc(nf, sizeof *p->funcs);
     p->pfuncs = calloc(nf, sizeof *p->pfuncs);
     char *used = calloc(nf, 1);
     if (!p->locs || !p->plocs || !p->lines || !p->plines || !p->funcs || !p->pfuncs || !used) {
         free(used);
+        if (have_lm)
+            linemap_free(&lm);
         return -1;
     }
-    /* source lines from DWARF where the modules have it */
-    struct linemap lm;
-    int have_lm = linemap_init(&lm, m->d, m->prog) == 0;
+    size_t nl = 0;
     for (size_t i = 0; i < p->npcs; i++) {
         Location *l = &p->locs[i];
         cgprof__pprof__location__init(l);
@@ -229,15 +242,44 @@ static int build_locations(struct pp *p)
         size_t fi = f == EX_TRUNCATED ? m->g->nsyms : (size_t)f;
         if (f != EX_TRUNCATED)
             place(p, p->pcs[i], &l->mapping_id, &l->address);
-        cgprof__pprof__line__init(&p->lines[i]);
-        p->lines[i].function_id = fi + 1;
-        const char *file;
-        unsigned line;
-        if (f != EX_TRUNCATED && have_lm && linemap_find(&lm, p->pcs[i], &file, &line))
-            p->lines[i].line = line;
-        p->plines[i] = &p->lines[i];
-        l->line = &p->plines[i];
-        l->n_line = 1;
+        const char *file = NULL;
+        unsigned line = 0;
+        if (f != EX_TRUNCATED && have_lm && !linemap_find(&lm, p->pcs[i], &file, &line))
+            file = NULL, line = 0;
+        size_t nc = f != EX_TRUNCATED && have_lm && m->ninl
+                        ? linemap_inline(&lm, p->pcs[i], chain, EX_MAX_INLINE)
+                        : 0;
+        l->line = &p->plines[nl];
+        for (size_t j = 0; j < nc; j++) { /* innermost first */
+            int inl = ex_inlined_func(m, chain[j]->name);
+            if (inl < 0)
+                continue; /* not in the stacks: no such frame in the model */
+            Line *ln = &p->lines[nl];
+            cgprof__pprof__line__init(ln);
+            ln->function_id = (uint64_t)inl + 1;
+            ln->line = line;
+            p->plines[nl++] = ln;
+            l->n_line++;
+            if (!used[inl]) {
+                used[inl] = 1;
+                Function *fn = &p->funcs[p->nfuncs];
+                cgprof__pprof__function__init(fn);
+                fn->id = (uint64_t)inl + 1;
+                fn->name = fn->system_name = str_add(&p->s, ex_name(m, inl));
+                if (file)
+                    fn->filename = str_add(&p->s, file);
+                p->pfuncs[p->nfuncs++] = fn;
+            }
+            /* where it was inlined: a line of the next one out */
+            line = chain[j]->call_line;
+            file = chain[j]->call_file;
+        }
+        Line *ln = &p->lines[nl];
+        cgprof__pprof__line__init(ln);
+        ln->function_id = fi + 1;
+        ln->line = line;
+        p->plines[nl++] = ln;
+        l->n_line++;
         p->plocs[i] = l;
         if (!used[fi]) {
             used[fi] = 1;
@@ -293,8 +335,9 @@ static int build_samples(struct pp *p, int nvals)
         cgprof__pprof__sample__init(s);
         s->location_id = ids;
         for (int j = (int)i; j >= 0; j = m->nodes[j].parent)
-            ids[s->n_location_id++] =
-                loc_id(p, m->nodes[j].func == EX_TRUNCATED ? UINT64_MAX : m->nodes[j].pc);
+            if (!EX_IS_INLINED(m, m->nodes[j].func)) /* one of its pc's Lines */
+                ids[s->n_location_id++] =
+                    loc_id(p, m->nodes[j].func == EX_TRUNCATED ? UINT64_MAX : m->nodes[j].pc);
         ids += s->n_location_id;
         s->value = vals;
         s->n_value = (size_t)nvals;

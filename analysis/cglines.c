@@ -172,10 +172,9 @@ int cglines_symtab(struct symtab *out, const struct symtab *mst, const struct cg
         while (j < mst->n && mst->syms[j].addr >> SLICE_SHIFT == s)
             j++;
         /* the slice's catch-all "[libfoo.so]" (slice 0: "[unknown]") first */
-        size_t first = i;
         for (; rc >= 0 && i < j && mst->syms[i].name[0] == '['; i++)
             rc = put_sym(&o, &mst->syms[i], 0, NULL, NULL, 0);
-        if (s == 0 || first == j) {
+        if (s == 0 || i == j) {
             for (; rc >= 0 && i < j; i++)
                 rc = put_sym(&o, &mst->syms[i], 0, NULL, NULL, 0);
         } else if (rc >= 0) {

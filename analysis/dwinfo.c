@@ -188,7 +188,10 @@ static int add_files(struct loader *L, Dwarf_Files *files, size_t nfiles)
  * a DWARF 5 line table with file 0 in the file register, where the
  * standard (and libdw) says 1; gcc relies on 1 and sets no file when a
  * sequence starts in file 1, so gprof names file 0 for those rows.
- * fileless_hi is where the sequence first sets a file.
+ * fileless_hi is the address of the first row made after the sequence
+ * first sets a file: a row made before the DW_LNS_set_file, even at the
+ * address where the file changes (clang puts set_file after the row
+ * ending a prologue), is still file 0's.
  *
  * Everything is bounds-checked; a malformed program yields no sequences
  * and the caller falls back on the sorted rows alone. */
@@ -272,7 +275,7 @@ static int scan_program(const unsigned char *sec, size_t size, uint64_t off, str
     if (line_header(sec, size, off, &h) != 0)
         return -1;
     uint64_t addr = 0, lo = 0, fhi = 0, v;
-    int rows = 0, set = 0;
+    int rows = 0, set = 0, filed = 0;
     for (const unsigned char *p = h.prog; p < h.end;) {
         unsigned op = *p++;
         int row = 0;
@@ -293,7 +296,7 @@ static int scan_program(const unsigned char *sec, size_t size, uint64_t off, str
                     ++*n;
                 }
                 addr = 0;
-                rows = set = 0;
+                rows = set = filed = 0;
             } else if (*p == 2 && (v == 5 || v == 9)) {
                 addr = get_le(p + 1, (int)v - 1);
             }
@@ -307,10 +310,7 @@ static int scan_program(const unsigned char *sec, size_t size, uint64_t off, str
         } else if (op == 4) {
             if (uleb(&p, h.end, &v) != 0)
                 goto bad;
-            if (!set) {
-                set = 1;
-                fhi = addr;
-            }
+            filed = 1; /* the rows from the next on have a file */
         } else if (op == 8) {
             addr += (uint64_t)((255 - h.opcode_base) / h.line_range) * h.min_inst;
         } else if (op == 9) {
@@ -322,6 +322,10 @@ static int scan_program(const unsigned char *sec, size_t size, uint64_t off, str
             for (unsigned k = 0; k < h.std_len[op - 1]; k++)
                 if (uleb(&p, h.end, &v) != 0)
                     goto bad;
+        }
+        if (row && filed && !set) {
+            set = 1;
+            fhi = addr;
         }
         if (row && !rows++)
             lo = addr;

@@ -3,8 +3,10 @@
 
 #include "callgraph.h"
 #include "cgdata.h"
+#include "cglines.h"
 #include "cgsum.h"
 #include "disasm.h"
+#include "escape.h"
 #include "gmon.h"
 #include "gprof_text.h"
 #include "annotate.h"
@@ -395,11 +397,8 @@ static int pick_inputs(struct report_args *a, int n, char **args)
     a->gmons = in.files;
     a->ngmons = in.nfiles;
     a->cgdata = in.cgdata;
-    if (a->cgdata && ((a->style & (STYLE_INFO | STYLE_ANNO)) || a->lines)) {
-        fprintf(stderr, "cgprof report: %s: only for gmon.out profiles\n",
-                a->lines                       ? "-l"
-                : (a->style & STYLE_INFO) != 0 ? "-i"
-                                               : "-A");
+    if (a->cgdata && (a->style & STYLE_INFO)) {
+        fprintf(stderr, "cgprof report: -i: only for gmon.out profiles\n");
         return 2;
     }
     return 0;
@@ -630,7 +629,13 @@ static int print_sources(struct report_args *a, const struct symtab *st, const s
     struct symtab own;
     const struct symtab *pos = st;
     memset(&own, 0, sizeof own);
-    if (!a->lines) { /* function symbols: their positions are looked up here */
+    if (!a->lines && a->cgdata) { /* modmap's symbols, in every module's DWARF */
+        if (cglines_positions(&own, st, cur_cgdata) != 0) {
+            fprintf(stderr, "cgprof report: out of memory for source positions\n");
+            return 1;
+        }
+        pos = &own;
+    } else if (!a->lines) { /* function symbols: their positions are looked up here */
         if (lines_positions(&own, st, a->prog, err, sizeof err) != 0) {
             fprintf(stderr, "cgprof report: %s\n", err);
             return 1;
@@ -700,16 +705,18 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
     struct cg_opts o = {
         .specs = a->specs, .nspecs = a->nspecs, .excl_arcs = a->arcs, .nexcl_arcs = a->narcs};
     o.show_zeros = a->text.show_zeros;
-    o.callee_is_func = pcs == NULL;
+    o.callee_is_func = pcs == NULL || a->lines; /* -l: calls go to functions, as gprof's */
     if (pcs) {
-        o.dense_index = 1;
+        o.dense_index = !a->lines; /* -l: gprof's numbering and entries, as for gmon.out */
         o.pc_samples = pcs->pc_samples;
         o.npc_samples = pcs->npc_samples;
         o.pc_rate = pcs->pc_rate;
         o.pc_unit = pcs->pc_unit;
         o.event = pcs->event;
     }
-    int has_stacks = cd && cd->has_stacks, measured = has_stacks && !a->counts;
+    /* -l: line symbols call no one (the calls go from a call's line to a
+     * function), so times are passed up by call counts, as gprof -l does */
+    int has_stacks = cd && cd->has_stacks, measured = has_stacks && !a->counts && !a->lines;
     if (a->measured && !has_stacks)
         fprintf(stderr,
                 "cgprof report: note: --propagate=measured: %s has no sampled stacks (%s); the "
@@ -719,6 +726,9 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
                           : "gmon.out",
                 cd ? "recorded with --no-stacks, -F 0, or a counting event"
                    : "a gmon.out has none");
+    else if (a->measured && a->lines)
+        fprintf(stderr, "cgprof report: note: --propagate=measured: with -l the times passed to "
+                        "callers are estimated from call counts, as gprof -l does\n");
     /* a cgprof profile was sampled even when no sample came (-F 0, a short
      * run): its flat profile says "no time accumulated", as gprof's does;
      * stacks alone (a program without -pg) give a call graph too */
@@ -836,6 +846,24 @@ static void note_children(const char *name)
                 others, others == 1 ? "" : "s", name, name, others == 1 ? "is" : "are");
 }
 
+/* -l on a cgprof profile: the line-level table of its modules (those with
+ * DWARF; the others keep their functions) into LST.  0, or 1 after a
+ * message. */
+static int cg_line_syms(struct report_args *a, struct symtab *lst, const struct load_profile *p)
+{
+    char err[ERR_LEN];
+    int lrc = cglines_symtab(lst, p->st, &p->d, err, sizeof err);
+    if (lrc < 0) {
+        fprintf(stderr, "cgprof report: out of memory for line symbols\n");
+        return 1;
+    }
+    if (lrc == 2)
+        fprintf(stderr, "cgprof report: warning: %s\n", esc_text(err));
+    a->text.line_syms = lst;
+    a->text.line_addr_mask = cglines_addr_mask();
+    return 0;
+}
+
 static int run(struct report_args *a)
 {
     if (a->cgdata) { /* cgprof profiles (summed): load.c, as export reads them */
@@ -857,7 +885,12 @@ static int run(struct report_args *a)
             }
             cur_cgdata = &p.d;
             cur_modmap = &p.mm;
-            rc = analyze_and_print(a, p.st, p.gd, &p.pcs, p.prog, &p.d);
+            struct symtab lst;
+            memset(&lst, 0, sizeof lst);
+            rc = a->lines ? cg_line_syms(a, &lst, &p) : 0;
+            if (rc == 0)
+                rc = analyze_and_print(a, a->lines ? &lst : p.st, p.gd, &p.pcs, p.prog, &p.d);
+            symtab_free(&lst);
             if (rc == 0)
                 load_say_unsampled(&p, "cgprof report");
             if (rc == 0 && p.d.runtime.present && !a->json)

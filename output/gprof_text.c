@@ -75,13 +75,13 @@ char *gprof_text_demangle(const char *name)
 
 /* gprof -l: NAME (or SHOWN, which it replaces) followed by
  * " (file:line @ address)", the file without its directories. */
-static char *with_line(char *shown, const char *name, const struct symtab_sym *s)
+static char *with_line(char *shown, const char *name, const struct symtab_sym *s, uint64_t mask)
 {
     const char *base = strrchr(s->file, '/');
     base = base ? base + 1 : s->file;
     char *r = NULL;
     if (asprintf(&r, "%s (%s:%u @ %llx)", shown ? shown : name, base, s->line,
-                 (unsigned long long)s->addr) < 0)
+                 (unsigned long long)(mask ? s->addr & mask : s->addr)) < 0)
         r = NULL;
     free(shown);
     return r;
@@ -644,7 +644,8 @@ void gprof_text_print(FILE *out, const struct callgraph *g, const struct gprof_t
         for (size_t i = 0; p.shown && i < g->nsyms; i++) {
             p.shown[i] = o->demangle && !o->bsd ? gprof_text_demangle(g->nodes[i].name) : NULL;
             if (o->line_syms && i < o->line_syms->n && o->line_syms->syms[i].file)
-                p.shown[i] = with_line(p.shown[i], g->nodes[i].name, &o->line_syms->syms[i]);
+                p.shown[i] = with_line(p.shown[i], g->nodes[i].name, &o->line_syms->syms[i],
+                                       o->line_addr_mask);
         }
     }
     if (o->bsd) {

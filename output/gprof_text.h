@@ -17,6 +17,9 @@ struct gprof_text_opts {
     /* gprof -l: the line-level symbols (lines.c) the model was built from;
      * names are shown with "(file:line @ address)" */
     const struct symtab *line_syms;
+    /* nonzero: line_syms' addresses are shown ANDed with it (a cgprof
+     * profile's, each within its own module, as gprof shows them) */
+    uint64_t line_addr_mask;
     int after_info; /* something (-i) was printed before the tables */
 };
 

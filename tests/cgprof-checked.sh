@@ -13,8 +13,11 @@ rc=$?
 cat "$out"
 # Which profile was read: a cgprof profile named, or by default a
 # cgprof.data newer than gmon.out; else gmon.out, laid out as gprof does.
-kind=-g named=0
+kind=-g named=0 lines=0
 for a in "$@"; do
+    # -l: line symbols are numbered and shown as gprof -l shows them, a
+    # cgprof profile's too (callers' lines have no entries of their own)
+    case $a in -l | --line | -[!-]*l*) [ "$a" = "${a#-[IkeEfFnNmtw]}" ] && lines=1 ;; esac
     [ -f "$a" ] || continue
     case $(head -c 4 "$a" | od -An -c | tr -d ' ') in
     '211CGP') kind= ;;
@@ -25,6 +28,7 @@ done
 if [ $named -eq 0 ] && [ -f cgprof.data ] && ! [ gmon.out -nt cgprof.data ]; then
     kind=
 fi
+[ $lines = 1 ] && kind=-g
 if [ -s "$out" ] && ! sh "$(dirname "$0")/check-report.sh" $kind "$out" >"$out.why"; then
     { echo "cgprof $*:"; sed "s|^$out: |  |" "$out.why"; } >>"$CGPROF_CHECK_LOG"
 fi

@@ -13,7 +13,8 @@ if ! make -s -C "$ROOT" BUILD="$SAN" CFLAGS='-O1 -g' \
     exit 1
 fi
 for t in t0100-runtime-threads t0110-runtime-builds t0120-runtime-process t0140-record t0230-readers \
-    t0200-report-vs-gprof t0210-report-errors t0260-report-lines t0300-events t0145-record-honest \
+    t0200-report-vs-gprof t0210-report-errors t0260-report-lines t0263-report-cglines t0300-events \
+    t0145-record-honest \
     t0270-report-honest t0400-stacks t0410-stacks-stress t0500-export \
     t0155-endings t0190-soak; do
     test_expect "under sanitizers: $t passes" "

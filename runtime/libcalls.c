@@ -22,7 +22,20 @@
  *   4. libcgprof's own module is never hooked, so the runtime's own library
  *      calls are not counted and cannot recurse into a stub.
  *   5. cg_lc_target[i] is written once, before its stub is published in a
- *      GOT entry, and never changes.
+ *      GOT entry, and never changes: a stub stands for one target address
+ *      for the life of the process, and entries calling the same address
+ *      share it (the arc's return address tells the callers apart).  A
+ *      module unloaded and another mapped where it was can thus never
+ *      reach a stale target through a stub.
+ *   6. Modules loaded later (dlopen) are hooked by the dlopen interposer
+ *      (arch/x86_64/dlopen.S) once the real dlopen has returned, before the
+ *      program can reach the new module's code from another thread; a pass
+ *      over the modules (lc_scan) runs under lc_lock, never in a signal
+ *      handler.  A module seen only after the fact (a dlopen that had to go
+ *      straight to glibc, see cg_dlopen_route) may already be running in
+ *      other threads: only its entries that are bound already are hooked
+ *      then, and a lazy resolution racing the hook at worst leaves the
+ *      entry pointing at the same function, uncounted.
  */
 #include "rt.h"
 
@@ -48,11 +61,17 @@ struct lc_module {
     int phnum;
     const char *name;
     int profiled; /* built with -pg: its own mcount counts calls into it */
+    int fresh;    /* new in this pass of lc_scan */
 };
 
-static struct lc_module lc_mods[CG_LC_MODULES];
-static unsigned lc_nmods;
+static struct lc_module lc_mods[CG_LC_MODULES], lc_seen[CG_LC_MODULES];
+static unsigned lc_nmods, lc_nseen;
 static uintptr_t self_lo, self_hi; /* libcgprof's own mapped range */
+static int lc_on;                  /* counting library calls: set once by cg_libcalls_init */
+static int lc_lock;                /* serializes lc_scan (dlopen, dlclose of several threads) */
+
+/* Stub per target (invariant 5): open addressing, index + 1, 0 = empty. */
+static uint32_t lc_stub_of[2 * CG_LC_STUBS];
 
 static void module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
@@ -84,8 +103,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
         self_hi = hi;
         return 0;
     }
-    if (lc_nmods < CG_LC_MODULES)
-        lc_mods[lc_nmods++] = (struct lc_module){.bias = info->dlpi_addr,
+    if (lc_nseen < CG_LC_MODULES)
+        lc_seen[lc_nseen++] = (struct lc_module){.bias = info->dlpi_addr,
                                                  .lo = lo,
                                                  .hi = hi,
                                                  .phdr = info->dlpi_phdr,
@@ -267,7 +286,8 @@ static uintptr_t lookup(const char *name, const char *ver)
 }
 
 /* Where the entry's call goes (invariant 2), or 0 to leave it alone. */
-static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, const ElfW(Rela) * r)
+static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, const ElfW(Rela) * r,
+                           int lazy)
 {
     unsigned long sym = ELF64_R_SYM(r->r_info);
     const char *name = d->strtab + d->symtab[sym].st_name;
@@ -275,7 +295,7 @@ static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, co
         return 0;
     uintptr_t t = *(const uintptr_t *)(m->bias + r->r_offset);
     if (t >= m->lo && t < m->hi) /* lazy: still the PLT's own stub */
-        t = lookup(name, version_of(d, sym));
+        t = lazy ? lookup(name, version_of(d, sym)) : 0;
     if (!t || (t >= m->lo && t < m->hi) || (t >= self_lo && t < self_hi))
         return 0;
     for (unsigned i = 0; i < lc_nmods; i++)
@@ -300,7 +320,29 @@ static void relro_range(const struct lc_module *m, uintptr_t *lo, uintptr_t *hi)
 
 static int full_said;
 
-static void hook_module(const struct lc_module *m)
+/* The stub that jumps to T, made if there is none: its index, or -1 when
+ * all are taken. */
+static long stub_for(uintptr_t t)
+{
+    uint32_t h = (uint32_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) >> 40) & (2 * CG_LC_STUBS - 1);
+    for (;; h = (h + 1) & (2 * CG_LC_STUBS - 1)) {
+        uint32_t k = lc_stub_of[h];
+        if (!k)
+            break;
+        if (cg_lc_target[k - 1] == t)
+            return (long)k - 1;
+    }
+    if (lc_used == CG_LC_STUBS)
+        return -1;
+    unsigned k = lc_used++;
+    cg_lc_target[k] = t;
+    lc_stub_of[h] = k + 1;
+    return (long)k;
+}
+
+/* Hooks M's JUMP_SLOT entries; LAZY: also those not bound yet, whose
+ * target is then looked up (else they are left as they are). */
+static void hook_module(const struct lc_module *m, int lazy)
 {
     struct lc_dyn d;
     if (!m->profiled || read_dynamic(m, &d) != 0 || !d.njmprel)
@@ -312,10 +354,11 @@ static void hook_module(const struct lc_module *m)
         const ElfW(Rela) *r = &d.jmprel[i];
         if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
             continue;
-        uintptr_t t = target_of(m, &d, r);
+        uintptr_t t = target_of(m, &d, r, lazy);
         if (!t)
             continue;
-        if (lc_used == CG_LC_STUBS) {
+        long k = stub_for(t);
+        if (k < 0) {
             if (!full_said++)
                 cg_say("more library call sites than stubs: the calls of ", m->name,
                        " and later modules are partly not counted");
@@ -331,8 +374,6 @@ static void hook_module(const struct lc_module *m)
             }
             opened = 1;
         }
-        unsigned k = lc_used++;
-        cg_lc_target[k] = t;
         __atomic_store_n(got, (uintptr_t)(cg_lc_stubs + 16 * (uintptr_t)k), __ATOMIC_RELEASE);
     }
     if (opened)
@@ -350,20 +391,149 @@ void cg_lc_slow_c(uintptr_t from, uintptr_t self)
     errno = saved;
 }
 
+/* In the base namespace: the one RTLD_DEFAULT looks in (a dlmopen'ed
+ * module has its own copies of libc and the rest; it is left alone). */
+static int base_namespace(uintptr_t lo)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    Lmid_t id = LM_ID_BASE;
+    if (!dladdr1((void *)lo, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+        return 0;
+    return dlinfo(lm, RTLD_DI_LMID, &id) == 0 && id == LM_ID_BASE;
+}
+
+/* One pass over the modules mapped now, under lc_lock: those gone are
+ * forgotten (a module mapped later where one was is a new one), those new
+ * are hooked -- with LAZY, their lazy entries too (see invariant 6). */
+static void lc_scan(int lazy)
+{
+    int saved = errno;
+    while (__atomic_exchange_n(&lc_lock, 1, __ATOMIC_ACQUIRE))
+        ;
+    lc_nseen = 0;
+    dl_iterate_phdr(collect, NULL);
+    unsigned nnew = 0;
+    for (unsigned i = 0; i < lc_nseen; i++) {
+        struct lc_module *m = &lc_seen[i];
+        int known = 0;
+        for (unsigned j = 0; j < lc_nmods && !known; j++)
+            if (lc_mods[j].bias == m->bias && lc_mods[j].lo == m->lo && lc_mods[j].hi == m->hi) {
+                m->profiled = lc_mods[j].profiled;
+                known = 1;
+            }
+        if (known)
+            continue;
+        struct lc_dyn d;
+        m->profiled = read_dynamic(m, &d) == 0 && profiled(&d);
+        m->fresh = 1;
+        nnew++;
+    }
+    memcpy(lc_mods, lc_seen, lc_nseen * sizeof *lc_mods);
+    lc_nmods = lc_nseen;
+    for (unsigned i = 0; nnew && i < lc_nmods; i++)
+        if (lc_mods[i].fresh) {
+            lc_mods[i].fresh = 0;
+            if (lc_mods[i].profiled && base_namespace(lc_mods[i].lo))
+                hook_module(&lc_mods[i], lazy);
+        }
+    __atomic_store_n(&lc_lock, 0, __ATOMIC_RELEASE);
+    errno = saved;
+}
+
+/* After a dlclose (runtime/modules.c): what went is forgotten. */
+void cg_libcalls_rescan(void)
+{
+    if (__atomic_load_n(&lc_on, __ATOMIC_ACQUIRE))
+        lc_scan(0);
+}
+
+/* ---- dlopen ---------------------------------------------------------
+ *
+ * glibc's dlopen looks at its caller (its return address) to choose the
+ * namespace, the RPATH/RUNPATH to search for a bare name, and $ORIGIN.
+ * The interposer (arch/x86_64/dlopen.S) asks cg_dlopen_route whether the
+ * caller can make a difference; if not, it calls cg_dlopen_counted, which
+ * calls the real dlopen itself and hooks what it loaded.  If it can, the
+ * interposer jumps straight to glibc's dlopen with the caller's own return
+ * address, and what it loads is hooked at the next pass (bound entries
+ * only, invariant 6): a documented limit (docs/libcalls.md). */
+typedef void *(*dlopen_fn)(const char *, int);
+static dlopen_fn real_dlopen;
+
+static void *dlopen_none(const char *file, int mode)
+{
+    (void)file;
+    (void)mode;
+    return NULL;
+}
+
+/* Has the module containing CALLER a DT_RPATH or DT_RUNPATH? */
+static int has_search_path(const struct link_map *lm)
+{
+    for (const ElfW(Dyn) *dyn = lm->l_ld; dyn && dyn->d_tag != DT_NULL; dyn++)
+        if (dyn->d_tag == DT_RPATH || dyn->d_tag == DT_RUNPATH)
+            return 1;
+    return 0;
+}
+
+/* 0: call cg_dlopen_counted; else the address of glibc's dlopen, for the
+ * interposer to jump to as the caller called it. */
+void *cg_dlopen_route(const char *file, int mode, void *caller) CG_HIDDEN;
+void *cg_dlopen_route(const char *file, int mode, void *caller)
+{
+    (void)mode;
+    int saved = errno;
+    if (!real_dlopen)
+        real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    void *direct = real_dlopen ? (void *)real_dlopen : (void *)dlopen_none;
+    if (!__atomic_load_n(&lc_on, __ATOMIC_ACQUIRE) || !real_dlopen || !file)
+        return direct;
+    lc_scan(0); /* what an earlier direct dlopen loaded */
+    errno = saved;
+    if (strchr(file, '$'))
+        return direct; /* $ORIGIN is the caller's */
+    Dl_info info;
+    struct link_map *lm = NULL;
+    Lmid_t id = LM_ID_BASE;
+    if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+        dlinfo(lm, RTLD_DI_LMID, &id) != 0 || id != LM_ID_BASE) {
+        errno = saved;
+        return direct; /* another namespace, or a caller glibc would not know either */
+    }
+    errno = saved;
+    if (strchr(file, '/'))
+        return NULL; /* a path: searched nowhere, the same from any caller */
+    uintptr_t c = (uintptr_t)caller;
+    if (c >= self_lo && c < self_hi)
+        return NULL;
+    /* a bare name: the caller's RPATH/RUNPATH would be searched, and that of
+     * the modules that loaded it; the executable (first in the list, loaded
+     * by nobody) without either searches what libcgprof would */
+    if (lm->l_prev == NULL && !has_search_path(lm))
+        return NULL;
+    return direct;
+}
+
+void *cg_dlopen_counted(const char *file, int mode) CG_HIDDEN;
+void *cg_dlopen_counted(const char *file, int mode)
+{
+    void *h = real_dlopen(file, mode);
+    if (h) /* a failed dlopen's dlerror() is the program's: left alone */
+        lc_scan(!(mode & RTLD_DEEPBIND));
+    return h;
+}
+
 /* The library calls of the modules present now start being counted. */
 void cg_libcalls_init(void)
 {
     const char *e = getenv("CGPROF_LIBCALLS");
     if (e && strcmp(e, "0") == 0)
         return;
-    lc_nmods = 0;
+    lc_nseen = 0;
     dl_iterate_phdr(collect, NULL);
     if (!self_hi)
         return; /* not found: nothing can be trusted */
-    for (unsigned i = 0; i < lc_nmods; i++) {
-        struct lc_dyn d;
-        lc_mods[i].profiled = read_dynamic(&lc_mods[i], &d) == 0 && profiled(&d);
-    }
-    for (unsigned i = 0; i < lc_nmods; i++)
-        hook_module(&lc_mods[i]);
+    __atomic_store_n(&lc_on, 1, __ATOMIC_RELEASE);
+    lc_scan(1);
 }

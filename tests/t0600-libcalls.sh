@@ -164,4 +164,17 @@ else
     test_skip "a dlopen'ed -pg module: ltrace -c counts the same library calls" "no usable ltrace"
 fi
 
+# IFUNC and versioned symbols: the report names the function that ran by
+# the name the program called (its PLT stub's), one entry for both callers
+test_expect "strlen (an IFUNC) and pthread_join (versioned) are named as called: one strlen entry for two modules' 3000 + 7000 calls" "
+    $CGPROF record -o nm.data ./lazy $N; test \$? -eq 42 &&
+    $CGPROF report -b nm.data >nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +10000 .* strlen \\[libc\\.so\\.6\\]\$' nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +3000/10000 +do_strlen \\[' nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +7000/10000 +lc_lib_strlen \\[liblcl.so\\]' nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +1 .* pthread_join \\[libc\\.so\\.6\\]\$' nm.txt &&
+    ! grep -E '__strlen_|pthread_join@' nm.txt &&
+    $CGPROF report --json nm.data | grep -q '\"name\": *\"strlen \\[libc.so.6\\]\"'
+"
+
 test_done

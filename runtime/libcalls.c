@@ -342,10 +342,69 @@ static long stub_for(uintptr_t t)
 
 /* Hooks M's JUMP_SLOT entries; LAZY: also those not bound yet, whose
  * target is then looked up (else they are left as they are). */
+static const char *mod_name(const struct lc_module *m)
+{
+    return m->name && *m->name ? m->name : "the executable";
+}
+
+/* Functions a module calls through GOT entries that also hold their
+ * address (R_X86_64_GLOB_DAT of an undefined function with no PLT entry:
+ * -fno-plt calls, an executable's .plt.got): those calls are left alone
+ * (invariant 1), and a note says so once per module.  The C library's
+ * and gcrt1.o's start-up references (__libc_start_main, __cxa_finalize,
+ * __monstartup, _mcleanup: the address atexit is given) are no loss. */
+static void note_got_calls(const struct lc_module *m, const struct lc_dyn *d)
+{
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < d->nrela; i++) {
+        const ElfW(Rela) *r = &d->rela[i];
+        unsigned long sym = ELF64_R_SYM(r->r_info);
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT || !sym)
+            continue;
+        const ElfW(Sym) *s = &d->symtab[sym];
+        const char *name = d->strtab + s->st_name;
+        if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx != SHN_UNDEF || is_mcount(name) ||
+            strcmp(name, "__libc_start_main") == 0 || strcmp(name, "__cxa_finalize") == 0 ||
+            strcmp(name, "_mcleanup") == 0 || strcmp(name, "__monstartup") == 0)
+            continue;
+        int plt = 0;
+        for (size_t j = 0; j < d->njmprel && !plt; j++)
+            plt = ELF64_R_SYM(d->jmprel[j].r_info) == sym;
+        if (!plt && !n++)
+            first = name;
+    }
+    if (!n)
+        return;
+    char num[24], line[400];
+    int k = (int)sizeof num - 1;
+    num[k] = '\0';
+    do
+        num[--k] = (char)('0' + n % 10);
+    while ((n /= 10) && k > 0);
+    size_t len = 0;
+    const char *parts[] = {"library calls of ",
+                           mod_name(m),
+                           " through the GOT (-fno-plt, or to a function whose address is taken) "
+                           "are not counted (",
+                           num + k,
+                           " functions, e.g. ",
+                           first,
+                           ")"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; *c && len < sizeof line - 1; c++)
+            line[len++] = *c;
+    line[len] = '\0';
+    cg_note(line, NULL, NULL);
+}
+
 static void hook_module(const struct lc_module *m, int lazy)
 {
     struct lc_dyn d;
-    if (!m->profiled || read_dynamic(m, &d) != 0 || !d.njmprel)
+    if (!m->profiled || read_dynamic(m, &d) != 0)
+        return;
+    note_got_calls(m, &d);
+    if (!d.njmprel)
         return;
     uintptr_t rlo, rhi;
     relro_range(m, &rlo, &rhi);
@@ -360,16 +419,16 @@ static void hook_module(const struct lc_module *m, int lazy)
         long k = stub_for(t);
         if (k < 0) {
             if (!full_said++)
-                cg_say("more library call sites than stubs: the calls of ", m->name,
-                       " and later modules are partly not counted");
+                cg_note("library calls: more call targets than stubs (8192): the calls of ",
+                        mod_name(m), " and later modules are partly not counted");
             break;
         }
         uintptr_t *got = (uintptr_t *)(m->bias + r->r_offset);
         uintptr_t at = (uintptr_t)got;
         if (at >= rlo && at < rhi && !opened) {
             if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0) {
-                cg_say("cannot make the GOT of ", m->name,
-                       " writable: its library calls are not counted");
+                cg_note("library calls: cannot make the GOT of ", mod_name(m),
+                        " writable (mprotect refused): its library calls are partly not counted");
                 return;
             }
             opened = 1;

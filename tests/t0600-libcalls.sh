@@ -177,4 +177,18 @@ test_expect "strlen (an IFUNC) and pthread_join (versioned) are named as called:
     $CGPROF report --json nm.data | grep -q '\"name\": *\"strlen \\[libc.so.6\\]\"'
 "
 
+# What cannot be hooked is said once, in the profile and by the report: a
+# -fno-plt build's calls through GOT entries that also hold the functions'
+# addresses (left alone to keep pointer identity); a PLT build has none
+test_expect "-fno-plt: the calls left uncounted are said once, in the profile and the report" "
+    gcc -O1 -pg -fno-plt -pthread $PROGS/libcalls.c -o noplt -ldl -L. -llcl -llcp -Wl,-rpath,'\$ORIGIN' &&
+    $CGPROF record -o np.data ./noplt 10; test \$? -eq 42 &&
+    $CGPROF report -b -p np.data 2>np.err >/dev/null && cat np.err &&
+    test \$(grep -c 'note: library calls of the executable through the GOT .* are not counted' np.err) -eq 1 &&
+    $CGPROF report -b -p np.data np.data 2>np2.err >/dev/null &&
+    test \$(grep -c 'through the GOT' np2.err) -eq 1 &&
+    $CGPROF record -o pl.data ./lazy 10; test \$? -eq 42 &&
+    $CGPROF report -b -p pl.data 2>pl.err >/dev/null && ! grep 'through the GOT' pl.err
+"
+
 test_done

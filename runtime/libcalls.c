@@ -465,11 +465,8 @@ static int base_namespace(uintptr_t lo)
 /* One pass over the modules mapped now, under lc_lock: those gone are
  * forgotten (a module mapped later where one was is a new one), those new
  * are hooked -- with LAZY, their lazy entries too (see invariant 6). */
-static void lc_scan(int lazy)
+static void scan_once(int lazy)
 {
-    int saved = errno;
-    while (__atomic_exchange_n(&lc_lock, 1, __ATOMIC_ACQUIRE))
-        ;
     lc_nseen = 0;
     dl_iterate_phdr(collect, NULL);
     unsigned nnew = 0;
@@ -496,7 +493,30 @@ static void lc_scan(int lazy)
             if (lc_mods[i].profiled && base_namespace(lc_mods[i].lo))
                 hook_module(&lc_mods[i], lazy);
         }
-    __atomic_store_n(&lc_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* A pass never waits for another: the thread holding lc_lock may be
+ * waiting for the loader's lock (dlsym, dladdr) that this one holds -- a
+ * constructor run by dlopen that calls dlopen or dlclose.  A pass asked
+ * for while another runs is made by that one, once it is through, with
+ * bound entries only (the new module may be running by then). */
+static int lc_pending;
+
+static void lc_scan(int lazy)
+{
+    int saved = errno;
+    for (;;) {
+        __atomic_store_n(&lc_pending, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_exchange_n(&lc_lock, 1, __ATOMIC_ACQUIRE))
+            break; /* its holder will look again */
+        while (__atomic_exchange_n(&lc_pending, 0, __ATOMIC_SEQ_CST)) {
+            scan_once(lazy);
+            lazy = 0;
+        }
+        __atomic_store_n(&lc_lock, 0, __ATOMIC_RELEASE);
+        if (!__atomic_load_n(&lc_pending, __ATOMIC_SEQ_CST))
+            break;
+    }
     errno = saved;
 }
 

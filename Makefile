@@ -11,8 +11,8 @@ RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runt
 RT_ASM  := runtime/arch/x86_64/mcount.S runtime/arch/x86_64/libcalls.S
 RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
 # interposers that only the shared runtime has (in a -static program libc.a's
-# definitions stand): runtime/privileges.c, runtime/clone.c
-RT_SO_OBJ := $(BUILD)/runtime/privileges.o $(BUILD)/runtime/clone.o
+# definitions stand): runtime/privileges.c, runtime/clone.c, dlopen
+RT_SO_OBJ := $(BUILD)/runtime/privileges.o $(BUILD)/runtime/clone.o $(BUILD)/runtime/arch/x86_64/dlopen.o
 RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
 # Extra flags for one side only, e.g. sanitizers (see tests/t0900-sanitizers.sh)
 RT_EXTRA   ?=

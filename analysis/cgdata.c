@@ -25,7 +25,7 @@ enum {
     TAG_RUN
 };
 enum { TAG_END = 255 }; /* the last record: without it the file was cut short */
-enum { TAG_RUNTIME = 16, TAG_KERNEL = 17 };
+enum { TAG_NOTES = 10, TAG_RUNTIME = 16, TAG_KERNEL = 17 };
 
 int cgdata_is(const void *p, size_t n)
 {
@@ -300,6 +300,15 @@ static int read_record(struct cgdata *d, uint32_t tag, struct cur *c, int *seen_
         d->kernel.boot_id[k] = '\0';
         return c->bad ? -1 : 0;
     }
+    case TAG_NOTES: {
+        uint64_t n = get64(c);
+        if (c->bad || n > (uint64_t)(c->end - c->p))
+            return -1;
+        const unsigned char *text = get_bytes(c, (size_t)n);
+        if (!text || cgdata_add_notes(d, (const char *)text, (size_t)n) != 0)
+            return -1;
+        return 0;
+    }
     case TAG_RUNTIME:
         d->runtime.helper_cpu_ns = get64(c);
         d->runtime.write_cpu_ns = get64(c);
@@ -408,6 +417,36 @@ static int parse(struct cgdata *d, const char *path, char *err, size_t errsz)
     return 0;
 }
 
+/* Adds the lines of TEXT (N bytes) not in D's notes yet; a last line
+ * without its newline gets one.  A NUL ends the text.  0, or -1. */
+int cgdata_add_notes(struct cgdata *d, const char *text, size_t n)
+{
+    for (size_t at = 0; at < n && text[at];) {
+        size_t l = 0;
+        while (at + l < n && text[at + l] && text[at + l] != '\n')
+            l++;
+        size_t have = d->notes ? strlen(d->notes) : 0;
+        int dup = 0;
+        for (const char *p = d->notes; p && *p && !dup;) {
+            const char *nl = strchr(p, '\n');
+            size_t pl = nl ? (size_t)(nl - p) : strlen(p);
+            dup = pl == l && memcmp(p, text + at, l) == 0;
+            p += pl + (nl != NULL);
+        }
+        if (!dup && l) {
+            char *s = realloc(d->notes, have + l + 2);
+            if (!s)
+                return -1;
+            memcpy(s + have, text + at, l);
+            s[have + l] = '\n';
+            s[have + l + 1] = '\0';
+            d->notes = s;
+        }
+        at += l + (at + l < n && text[at + l] == '\n');
+    }
+    return 0;
+}
+
 void cgdata_free(struct cgdata *d)
 {
     for (size_t i = 0; i < d->nmodules; i++) {
@@ -419,6 +458,7 @@ void cgdata_free(struct cgdata *d)
     free(d->arcs);
     free(d->threads);
     free(d->stacks);
+    free(d->notes);
     free(d->buf);
     memset(d, 0, sizeof *d);
 }

@@ -97,7 +97,11 @@ struct cgdata {
         uint64_t before_cpu_ns; /* program threads' CPU before their sampling began */
         uint64_t late_ns;       /* CPU time a time event's samples came late by */
     } runtime;
+    char *notes; /* NOTES: what the runtime could not do, one line each, or NULL */
 };
+
+/* Adds to D's notes the lines of TEXT (N bytes) it has not got yet.  0, or -1. */
+int cgdata_add_notes(struct cgdata *d, const char *text, size_t n);
 
 /* 1 if the N bytes at P start a cgprof profile. */
 int cgdata_is(const void *p, size_t n);

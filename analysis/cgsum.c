@@ -261,6 +261,8 @@ int cgdata_add(struct cgdata *sum, const char *sum_name, struct cgdata *add, con
     sum->total_calls = add_sat(sum->total_calls, add->total_calls);
     sum->lost_calls = add_sat(sum->lost_calls, add->lost_calls);
     sum->unsampled_threads = add_sat(sum->unsampled_threads, add->unsampled_threads);
+    if (add->notes && cgdata_add_notes(sum, add->notes, strlen(add->notes)) != 0)
+        return -1;
     if (add->runtime.present) {
         sum->runtime.present = 1;
         sum->runtime.helper_cpu_ns += add->runtime.helper_cpu_ns;
@@ -383,6 +385,13 @@ int cgdata_write(const struct cgdata *d, FILE *f)
     put64(f, d->total_calls);
     put64(f, d->lost_calls);
     put64(f, d->unsampled_threads);
+    if (d->notes && *d->notes) {
+        uint64_t n = strlen(d->notes);
+        head(f, 10, 8 + n);
+        put64(f, n);
+        put(f, d->notes, n);
+        pad(f, 8 + n);
+    }
     if (d->runtime.present) {
         head(f, 16, 56);
         put64(f, d->runtime.helper_cpu_ns);

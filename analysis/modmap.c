@@ -268,6 +268,116 @@ static void close_ranges(struct builder *b)
     }
 }
 
+/* ---- library calls under the name the program called ---------------
+ *
+ * A library call's arc (docs/libcalls.md) has for `self` the function that
+ * ran -- an IFUNC's implementation (__strlen_evex), a versioned definition
+ * (pthread_join@@GLIBC_2.34).  The name the program called is the one its
+ * call instruction went to: `from` is the return address of a `call rel32`
+ * (e8) to one of the calling module's PLT stubs, which SYMTAB_PLT names
+ * "strlen@plt".  Each function reached by such arcs takes that name when
+ * every one of them agrees (memcpy and memmove may share one
+ * implementation: then it keeps its own), with its module's suffix.  */
+struct called {
+    const struct cgdata *d;
+    const struct symtab *st;
+    size_t k;     /* the calling module */
+    long *callee; /* per symbol: the symbol naming it, -1 none, -2 disagreeing */
+};
+
+/* The bytes at link-time address ADDR of ELF, N of them, or NULL. */
+static const unsigned char *elf_bytes(Elf *elf, uint64_t addr, size_t n)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+            !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+            addr + n > sh.sh_addr + sh.sh_size)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf || addr - sh.sh_addr + n > data->d_size)
+            return NULL;
+        return (const unsigned char *)data->d_buf + (addr - sh.sh_addr);
+    }
+    return NULL;
+}
+
+static int called_cb(Elf *elf, void *ctx)
+{
+    struct called *c = ctx;
+    const struct cgdata *d = c->d;
+    uint32_t id = d->modules[c->k].id;
+    for (size_t i = 0; i < d->narcs; i++) {
+        const struct cgdata_arc *a = &d->arcs[i];
+        if (a->from_module != id || a->self_module == id || a->from_addr < 5)
+            continue;
+        long to = symtab_lookup(c->st, modmap_pc(d, a->self_module, a->self_addr));
+        const unsigned char *b = elf_bytes(elf, a->from_addr - 5, 5);
+        if (to < 0 || c->callee[to] == -2 || !b || b[0] != 0xe8)
+            continue;
+        int32_t rel = (int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 |
+                                (uint32_t)b[4] << 24);
+        long via = symtab_lookup(c->st, modmap_pc(d, id, a->from_addr + (uint64_t)(int64_t)rel));
+        if (via < 0 || !strstr(c->st->syms[via].name, "@plt"))
+            continue;
+        if (c->callee[to] == -1)
+            c->callee[to] = via;
+        else if (strcspn(c->st->syms[via].name, "@") !=
+                     strcspn(c->st->syms[c->callee[to]].name, "@") ||
+                 strncmp(c->st->syms[via].name, c->st->syms[c->callee[to]].name,
+                         strcspn(c->st->syms[via].name, "@")) != 0)
+            c->callee[to] = -2;
+    }
+    return 0;
+}
+
+/* Renames the functions library calls reach to the name they were called by. */
+static int called_names(struct builder *b, const struct cgdata *d)
+{
+    struct symtab st = {.syms = b->syms, .n = b->n};
+    long *callee = malloc((b->n ? b->n : 1) * sizeof *callee);
+    if (!callee)
+        return -1;
+    for (size_t i = 0; i < b->n; i++)
+        callee[i] = -1;
+    for (size_t k = 0; k < d->nmodules; k++) {
+        const struct cgdata_module *m = &d->modules[k];
+        int any = 0;
+        for (size_t i = 0; i < d->narcs && !any; i++)
+            any = d->arcs[i].from_module == m->id && d->arcs[i].self_module != m->id;
+        if (!any || m->image || (m->flags & CGDATA_MOD_VDSO))
+            continue;
+        struct called c = {.d = d, .st = &st, .k = k, .callee = callee};
+        char err[256];
+        elffile_with(m->path, called_cb, &c, err, sizeof err); /* unreadable: names stay */
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        if (callee[i] < 0 || b->syms[i].name[0] == '[' || b->syms[i].is_runtime)
+            continue;
+        const char *via = b->syms[callee[i]].name, *own = b->syms[i].name;
+        size_t len = strcspn(via, "@");
+        const char *mod = strstr(own, " [");
+        char name[1024];
+        snprintf(name, sizeof name, "%.*s%s", (int)len, via, mod ? mod : "");
+        if (strcmp(name, own) == 0)
+            continue;
+        char *copy = strdup(name);
+        char **nm = realloc(b->names, (b->nnames + 1) * sizeof *nm);
+        if (!copy || !nm) {
+            free(copy);
+            if (nm)
+                b->names = nm;
+            free(callee);
+            return -1;
+        }
+        b->names = nm;
+        b->names[b->nnames++] = copy;
+        b->syms[i].name = copy;
+    }
+    free(callee);
+    return 0;
+}
+
 /* The synthetic pc of (module, address); "[unknown]" lives in slice 0,
  * the kernel (record --kernel) in the slice after the modules'. */
 uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
@@ -371,6 +481,15 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
         return -1;
     }
     close_ranges(&b);
+    if (called_names(&b, d) != 0) {
+        snprintf(err, errsz, "out of memory naming library calls");
+        modmap_free(mm);
+        free(b.syms);
+        for (size_t i = 0; i < b.nnames; i++)
+            free(b.names[i]);
+        free(b.names);
+        return -1;
+    }
     mm->st.syms = b.syms;
     mm->st.n = b.n;
     mm->names = b.names;

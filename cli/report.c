@@ -893,6 +893,14 @@ static int run(struct report_args *a)
             symtab_free(&lst);
             if (rc == 0)
                 load_say_unsampled(&p, "cgprof report");
+            for (const char *n = p.d.notes; rc == 0 && n && *n;) { /* the runtime's, once each */
+                size_t l = strcspn(n, "\n");
+                char line[1024];
+                snprintf(line, sizeof line, "%.*s", (int)(l < sizeof line ? l : sizeof line - 1),
+                         n);
+                fprintf(stderr, "cgprof report: note: %s\n", esc_text(line));
+                n += l + (n[l] == '\n');
+            }
             if (rc == 0 && p.d.runtime.present && !a->json)
                 fprintf(stderr,
                         "cgprof report: note: the profiler's own work (%llu profile writes, its "

@@ -22,7 +22,20 @@
  *   4. libcgprof's own module is never hooked, so the runtime's own library
  *      calls are not counted and cannot recurse into a stub.
  *   5. cg_lc_target[i] is written once, before its stub is published in a
- *      GOT entry, and never changes.
+ *      GOT entry, and never changes: a stub stands for one target address
+ *      for the life of the process, and entries calling the same address
+ *      share it (the arc's return address tells the callers apart).  A
+ *      module unloaded and another mapped where it was can thus never
+ *      reach a stale target through a stub.
+ *   6. Modules loaded later (dlopen) are hooked by the dlopen interposer
+ *      (arch/x86_64/dlopen.S) once the real dlopen has returned, before the
+ *      program can reach the new module's code from another thread; a pass
+ *      over the modules (lc_scan) runs under lc_lock, never in a signal
+ *      handler.  A module seen only after the fact (a dlopen that had to go
+ *      straight to glibc, see cg_dlopen_route) may already be running in
+ *      other threads: only its entries that are bound already are hooked
+ *      then, and a lazy resolution racing the hook at worst leaves the
+ *      entry pointing at the same function, uncounted.
  */
 #include "rt.h"
 
@@ -48,11 +61,17 @@ struct lc_module {
     int phnum;
     const char *name;
     int profiled; /* built with -pg: its own mcount counts calls into it */
+    int fresh;    /* new in this pass of lc_scan */
 };
 
-static struct lc_module lc_mods[CG_LC_MODULES];
-static unsigned lc_nmods;
+static struct lc_module lc_mods[CG_LC_MODULES], lc_seen[CG_LC_MODULES];
+static unsigned lc_nmods, lc_nseen;
 static uintptr_t self_lo, self_hi; /* libcgprof's own mapped range */
+static int lc_on;                  /* counting library calls: set once by cg_libcalls_init */
+static int lc_lock;                /* serializes lc_scan (dlopen, dlclose of several threads) */
+
+/* Stub per target (invariant 5): open addressing, index + 1, 0 = empty. */
+static uint32_t lc_stub_of[2 * CG_LC_STUBS];
 
 static void module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
 {
@@ -84,8 +103,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
         self_hi = hi;
         return 0;
     }
-    if (lc_nmods < CG_LC_MODULES)
-        lc_mods[lc_nmods++] = (struct lc_module){.bias = info->dlpi_addr,
+    if (lc_nseen < CG_LC_MODULES)
+        lc_seen[lc_nseen++] = (struct lc_module){.bias = info->dlpi_addr,
                                                  .lo = lo,
                                                  .hi = hi,
                                                  .phdr = info->dlpi_phdr,
@@ -267,7 +286,8 @@ static uintptr_t lookup(const char *name, const char *ver)
 }
 
 /* Where the entry's call goes (invariant 2), or 0 to leave it alone. */
-static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, const ElfW(Rela) * r)
+static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, const ElfW(Rela) * r,
+                           int lazy)
 {
     unsigned long sym = ELF64_R_SYM(r->r_info);
     const char *name = d->strtab + d->symtab[sym].st_name;
@@ -275,7 +295,7 @@ static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, co
         return 0;
     uintptr_t t = *(const uintptr_t *)(m->bias + r->r_offset);
     if (t >= m->lo && t < m->hi) /* lazy: still the PLT's own stub */
-        t = lookup(name, version_of(d, sym));
+        t = lazy ? lookup(name, version_of(d, sym)) : 0;
     if (!t || (t >= m->lo && t < m->hi) || (t >= self_lo && t < self_hi))
         return 0;
     for (unsigned i = 0; i < lc_nmods; i++)
@@ -300,10 +320,91 @@ static void relro_range(const struct lc_module *m, uintptr_t *lo, uintptr_t *hi)
 
 static int full_said;
 
-static void hook_module(const struct lc_module *m)
+/* The stub that jumps to T, made if there is none: its index, or -1 when
+ * all are taken. */
+static long stub_for(uintptr_t t)
+{
+    uint32_t h = (uint32_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) >> 40) & (2 * CG_LC_STUBS - 1);
+    for (;; h = (h + 1) & (2 * CG_LC_STUBS - 1)) {
+        uint32_t k = lc_stub_of[h];
+        if (!k)
+            break;
+        if (cg_lc_target[k - 1] == t)
+            return (long)k - 1;
+    }
+    if (lc_used == CG_LC_STUBS)
+        return -1;
+    unsigned k = lc_used++;
+    cg_lc_target[k] = t;
+    lc_stub_of[h] = k + 1;
+    return (long)k;
+}
+
+/* Hooks M's JUMP_SLOT entries; LAZY: also those not bound yet, whose
+ * target is then looked up (else they are left as they are). */
+static const char *mod_name(const struct lc_module *m)
+{
+    return m->name && *m->name ? m->name : "the executable";
+}
+
+/* Functions a module calls through GOT entries that also hold their
+ * address (R_X86_64_GLOB_DAT of an undefined function with no PLT entry:
+ * -fno-plt calls, an executable's .plt.got): those calls are left alone
+ * (invariant 1), and a note says so once per module.  The C library's
+ * and gcrt1.o's start-up references (__libc_start_main, __cxa_finalize,
+ * __monstartup, _mcleanup: the address atexit is given) are no loss. */
+static void note_got_calls(const struct lc_module *m, const struct lc_dyn *d)
+{
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < d->nrela; i++) {
+        const ElfW(Rela) *r = &d->rela[i];
+        unsigned long sym = ELF64_R_SYM(r->r_info);
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT || !sym)
+            continue;
+        const ElfW(Sym) *s = &d->symtab[sym];
+        const char *name = d->strtab + s->st_name;
+        if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx != SHN_UNDEF || is_mcount(name) ||
+            strcmp(name, "__libc_start_main") == 0 || strcmp(name, "__cxa_finalize") == 0 ||
+            strcmp(name, "_mcleanup") == 0 || strcmp(name, "__monstartup") == 0)
+            continue;
+        int plt = 0;
+        for (size_t j = 0; j < d->njmprel && !plt; j++)
+            plt = ELF64_R_SYM(d->jmprel[j].r_info) == sym;
+        if (!plt && !n++)
+            first = name;
+    }
+    if (!n)
+        return;
+    char num[24], line[400];
+    int k = (int)sizeof num - 1;
+    num[k] = '\0';
+    do
+        num[--k] = (char)('0' + n % 10);
+    while ((n /= 10) && k > 0);
+    size_t len = 0;
+    const char *parts[] = {"library calls of ",
+                           mod_name(m),
+                           " through the GOT (-fno-plt, or to a function whose address is taken) "
+                           "are not counted (",
+                           num + k,
+                           " functions, e.g. ",
+                           first,
+                           ")"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; *c && len < sizeof line - 1; c++)
+            line[len++] = *c;
+    line[len] = '\0';
+    cg_note(line, NULL, NULL);
+}
+
+static void hook_module(const struct lc_module *m, int lazy)
 {
     struct lc_dyn d;
-    if (!m->profiled || read_dynamic(m, &d) != 0 || !d.njmprel)
+    if (!m->profiled || read_dynamic(m, &d) != 0)
+        return;
+    note_got_calls(m, &d);
+    if (!d.njmprel)
         return;
     uintptr_t rlo, rhi;
     relro_range(m, &rlo, &rhi);
@@ -312,27 +413,26 @@ static void hook_module(const struct lc_module *m)
         const ElfW(Rela) *r = &d.jmprel[i];
         if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT)
             continue;
-        uintptr_t t = target_of(m, &d, r);
+        uintptr_t t = target_of(m, &d, r, lazy);
         if (!t)
             continue;
-        if (lc_used == CG_LC_STUBS) {
+        long k = stub_for(t);
+        if (k < 0) {
             if (!full_said++)
-                cg_say("more library call sites than stubs: the calls of ", m->name,
-                       " and later modules are partly not counted");
+                cg_note("library calls: more call targets than stubs (8192): the calls of ",
+                        mod_name(m), " and later modules are partly not counted");
             break;
         }
         uintptr_t *got = (uintptr_t *)(m->bias + r->r_offset);
         uintptr_t at = (uintptr_t)got;
         if (at >= rlo && at < rhi && !opened) {
             if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0) {
-                cg_say("cannot make the GOT of ", m->name,
-                       " writable: its library calls are not counted");
+                cg_note("library calls: cannot make the GOT of ", mod_name(m),
+                        " writable (mprotect refused): its library calls are partly not counted");
                 return;
             }
             opened = 1;
         }
-        unsigned k = lc_used++;
-        cg_lc_target[k] = t;
         __atomic_store_n(got, (uintptr_t)(cg_lc_stubs + 16 * (uintptr_t)k), __ATOMIC_RELEASE);
     }
     if (opened)
@@ -350,20 +450,169 @@ void cg_lc_slow_c(uintptr_t from, uintptr_t self)
     errno = saved;
 }
 
+/* In the base namespace: the one RTLD_DEFAULT looks in (a dlmopen'ed
+ * module has its own copies of libc and the rest; it is left alone). */
+static int base_namespace(uintptr_t lo)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    Lmid_t id = LM_ID_BASE;
+    if (!dladdr1((void *)lo, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+        return 0;
+    return dlinfo(lm, RTLD_DI_LMID, &id) == 0 && id == LM_ID_BASE;
+}
+
+/* One pass over the modules mapped now, under lc_lock: those gone are
+ * forgotten (a module mapped later where one was is a new one), those new
+ * are hooked -- with LAZY, their lazy entries too (see invariant 6). */
+static void scan_once(int lazy)
+{
+    lc_nseen = 0;
+    dl_iterate_phdr(collect, NULL);
+    unsigned nnew = 0;
+    for (unsigned i = 0; i < lc_nseen; i++) {
+        struct lc_module *m = &lc_seen[i];
+        int known = 0;
+        for (unsigned j = 0; j < lc_nmods && !known; j++)
+            if (lc_mods[j].bias == m->bias && lc_mods[j].lo == m->lo && lc_mods[j].hi == m->hi) {
+                m->profiled = lc_mods[j].profiled;
+                known = 1;
+            }
+        if (known)
+            continue;
+        struct lc_dyn d;
+        m->profiled = read_dynamic(m, &d) == 0 && profiled(&d);
+        m->fresh = 1;
+        nnew++;
+    }
+    memcpy(lc_mods, lc_seen, lc_nseen * sizeof *lc_mods);
+    lc_nmods = lc_nseen;
+    for (unsigned i = 0; nnew && i < lc_nmods; i++)
+        if (lc_mods[i].fresh) {
+            lc_mods[i].fresh = 0;
+            if (lc_mods[i].profiled && base_namespace(lc_mods[i].lo))
+                hook_module(&lc_mods[i], lazy);
+        }
+}
+
+/* A pass never waits for another: the thread holding lc_lock may be
+ * waiting for the loader's lock (dlsym, dladdr) that this one holds -- a
+ * constructor run by dlopen that calls dlopen or dlclose.  A pass asked
+ * for while another runs is made by that one, once it is through, with
+ * bound entries only (the new module may be running by then). */
+static int lc_pending;
+
+static void lc_scan(int lazy)
+{
+    int saved = errno;
+    for (;;) {
+        __atomic_store_n(&lc_pending, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_exchange_n(&lc_lock, 1, __ATOMIC_ACQUIRE))
+            break; /* its holder will look again */
+        while (__atomic_exchange_n(&lc_pending, 0, __ATOMIC_SEQ_CST)) {
+            scan_once(lazy);
+            lazy = 0;
+        }
+        __atomic_store_n(&lc_lock, 0, __ATOMIC_RELEASE);
+        if (!__atomic_load_n(&lc_pending, __ATOMIC_SEQ_CST))
+            break;
+    }
+    errno = saved;
+}
+
+/* After a dlclose (runtime/modules.c): what went is forgotten. */
+void cg_libcalls_rescan(void)
+{
+    if (__atomic_load_n(&lc_on, __ATOMIC_ACQUIRE))
+        lc_scan(0);
+}
+
+/* ---- dlopen ---------------------------------------------------------
+ *
+ * glibc's dlopen looks at its caller (its return address) to choose the
+ * namespace, the RPATH/RUNPATH to search for a bare name, and $ORIGIN.
+ * The interposer (arch/x86_64/dlopen.S) asks cg_dlopen_route whether the
+ * caller can make a difference; if not, it calls cg_dlopen_counted, which
+ * calls the real dlopen itself and hooks what it loaded.  If it can, the
+ * interposer jumps straight to glibc's dlopen with the caller's own return
+ * address, and what it loads is hooked at the next pass (bound entries
+ * only, invariant 6): a documented limit (docs/libcalls.md). */
+typedef void *(*dlopen_fn)(const char *, int);
+static dlopen_fn real_dlopen;
+
+static void *dlopen_none(const char *file, int mode)
+{
+    (void)file;
+    (void)mode;
+    return NULL;
+}
+
+/* Has the module containing CALLER a DT_RPATH or DT_RUNPATH? */
+static int has_search_path(const struct link_map *lm)
+{
+    for (const ElfW(Dyn) *dyn = lm->l_ld; dyn && dyn->d_tag != DT_NULL; dyn++)
+        if (dyn->d_tag == DT_RPATH || dyn->d_tag == DT_RUNPATH)
+            return 1;
+    return 0;
+}
+
+/* 0: call cg_dlopen_counted; else the address of glibc's dlopen, for the
+ * interposer to jump to as the caller called it. */
+void *cg_dlopen_route(const char *file, int mode, void *caller) CG_HIDDEN;
+void *cg_dlopen_route(const char *file, int mode, void *caller)
+{
+    (void)mode;
+    int saved = errno;
+    if (!real_dlopen)
+        real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    void *direct = real_dlopen ? (void *)real_dlopen : (void *)dlopen_none;
+    if (!__atomic_load_n(&lc_on, __ATOMIC_ACQUIRE) || !real_dlopen || !file)
+        return direct;
+    lc_scan(0); /* what an earlier direct dlopen loaded */
+    errno = saved;
+    if (strchr(file, '$'))
+        return direct; /* $ORIGIN is the caller's */
+    Dl_info info;
+    struct link_map *lm = NULL;
+    Lmid_t id = LM_ID_BASE;
+    if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+        dlinfo(lm, RTLD_DI_LMID, &id) != 0 || id != LM_ID_BASE) {
+        errno = saved;
+        return direct; /* another namespace, or a caller glibc would not know either */
+    }
+    errno = saved;
+    if (strchr(file, '/'))
+        return NULL; /* a path: searched nowhere, the same from any caller */
+    uintptr_t c = (uintptr_t)caller;
+    if (c >= self_lo && c < self_hi)
+        return NULL;
+    /* a bare name: the caller's RPATH/RUNPATH would be searched, and that of
+     * the modules that loaded it; the executable (first in the list, loaded
+     * by nobody) without either searches what libcgprof would */
+    if (lm->l_prev == NULL && !has_search_path(lm))
+        return NULL;
+    return direct;
+}
+
+void *cg_dlopen_counted(const char *file, int mode) CG_HIDDEN;
+void *cg_dlopen_counted(const char *file, int mode)
+{
+    void *h = real_dlopen(file, mode);
+    if (h) /* a failed dlopen's dlerror() is the program's: left alone */
+        lc_scan(!(mode & RTLD_DEEPBIND));
+    return h;
+}
+
 /* The library calls of the modules present now start being counted. */
 void cg_libcalls_init(void)
 {
     const char *e = getenv("CGPROF_LIBCALLS");
     if (e && strcmp(e, "0") == 0)
         return;
-    lc_nmods = 0;
+    lc_nseen = 0;
     dl_iterate_phdr(collect, NULL);
     if (!self_hi)
         return; /* not found: nothing can be trusted */
-    for (unsigned i = 0; i < lc_nmods; i++) {
-        struct lc_dyn d;
-        lc_mods[i].profiled = read_dynamic(&lc_mods[i], &d) == 0 && profiled(&d);
-    }
-    for (unsigned i = 0; i < lc_nmods; i++)
-        hook_module(&lc_mods[i]);
+    __atomic_store_n(&lc_on, 1, __ATOMIC_RELEASE);
+    lc_scan(1);
 }

@@ -6,9 +6,10 @@
  * final write -- never from a signal handler: dl_iterate_phdr takes the
  * loader's lock and is not async-signal-safe.  A module that disappears
  * stays in the list, marked unloaded, so samples taken while it was mapped
- * can still be named.  dlopen is deliberately not interposed: glibc looks
- * at dlopen's caller to find the RUNPATH and namespace to search, and a
- * wrapper would change what the program loads.
+ * can still be named.  dlopen is not interposed here: glibc looks at
+ * dlopen's caller to find the RUNPATH and namespace to search, and a C
+ * wrapper would change what the program loads (the library-call hooks'
+ * interposer, arch/x86_64/dlopen.S, leaves the caller as it was).
  *
  * Snapshots are serialized by `lock`; the writer reads the published
  * count, and entries are complete before the count covers them.
@@ -341,5 +342,6 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
      * counted now, in the generation that names them rightly */
     cg_sampler_flush();
     cg_modules_snapshot(); /* marks what went as unloaded, a new generation */
+    cg_libcalls_rescan();  /* and the library-call hooks forget it */
     return rc;
 }

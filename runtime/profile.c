@@ -20,6 +20,7 @@ enum {
     TAG_THREADS = 7,
     TAG_STACKS = 8,
     TAG_RUN = 9,
+    TAG_NOTES = 10,
     TAG_RUNTIME = 16,
     TAG_KERNEL = 17,
     TAG_END = 255, /* always last: a file without it was cut short */
@@ -277,6 +278,49 @@ static void put_kernel(struct out *o)
     end(o, at);
 }
 
+/* Notes: what the runtime could not do, said once each in the profile (the
+ * report prints them).  Lines end in '\n'; the text is complete before the
+ * length that covers it is published, so a writer in another thread reads
+ * whole lines.  Callers serialize among themselves (libcalls.c: lc_lock). */
+static char notes[4096];
+static size_t notes_len; /* atomic */
+
+void cg_note(const char *a, const char *b, const char *c)
+{
+    char line[512];
+    size_t n = 0;
+    for (const char *s = a; s && *s && n < sizeof line - 1; s++)
+        line[n++] = *s;
+    for (const char *s = b; s && *s && n < sizeof line - 1; s++)
+        line[n++] = *s;
+    for (const char *s = c; s && *s && n < sizeof line - 1; s++)
+        line[n++] = *s;
+    line[n++] = '\n';
+    size_t len = __atomic_load_n(&notes_len, __ATOMIC_ACQUIRE);
+    for (size_t at = 0; at < len;) { /* said once */
+        const char *nl = memchr(notes + at, '\n', len - at);
+        size_t l = nl ? (size_t)(nl - (notes + at)) + 1 : len - at;
+        if (l == n && memcmp(notes + at, line, n) == 0)
+            return;
+        at += l;
+    }
+    if (len + n > sizeof notes)
+        return;
+    memcpy(notes + len, line, n);
+    __atomic_store_n(&notes_len, len + n, __ATOMIC_RELEASE);
+}
+
+static void put_notes(struct out *o)
+{
+    size_t len = __atomic_load_n(&notes_len, __ATOMIC_ACQUIRE);
+    if (!len)
+        return;
+    size_t at = begin(o, TAG_NOTES);
+    put64(o, len);
+    cg_put(o, notes, len);
+    end(o, at);
+}
+
 void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct merged *samples,
                       uint64_t lost_calls, const struct frozen *fz)
 {
@@ -307,6 +351,7 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     put_stacks(o);
     if (cg_kernel_frames)
         put_kernel(o);
+    put_notes(o);
     int err;
     at = begin(o, TAG_TOTALS);
     put64(o, samples->total);

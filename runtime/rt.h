@@ -182,6 +182,9 @@ void cg_init(void) CG_HIDDEN;
 
 /* libcalls.c: calls from -pg modules through their PLT (docs/libcalls.md) */
 void cg_libcalls_init(void) CG_HIDDEN;
+void cg_libcalls_rescan(void) CG_HIDDEN;
+/* a note in the profile (NOTES record), once per distinct line; callers serialize */
+void cg_note(const char *a, const char *b, const char *c) CG_HIDDEN; /* after a dlclose: forget what went */
 
 /* signals.c: the sampling signal, deadly signals, sigaction/signal */
 extern int cg_sample_sig CG_HIDDEN; /* real-time signal of our timers */

@@ -119,4 +119,76 @@ else
     done
 fi
 
+# A -pg module loaded by dlopen (tests/progs/libcalls_dl.c): hooked when it
+# is loaded, while a thread makes library calls of its own; closed, loaded
+# again (lazy) and hooked again -- counts of each load apart, none stale.
+cd "$WORK" &&
+gcc -O1 -pg -fPIC -shared "$PROGS/libcalls_plugin.c" -o libcalls_plugin.so &&
+gcc -O1 -pg -pthread "$PROGS/libcalls_dl.c" -o dl -ldl -Wl,-rpath,'$ORIGIN' || exit 1
+cd - >/dev/null || exit 1
+cat >"$WORK/want.dl" <<EOF
+lc_plugin_malloc free $N
+lc_plugin_malloc malloc $N
+lc_plugin_strlen strlen $N
+lc_plugin_strlen strlen $((2 * N))
+spin getpid 100000
+EOF
+
+test_expect "a dlopen'ed -pg module: its library calls counted exactly on each load, beside a running thread" "
+    $CGPROF record -o dl.data ./dl $N ./libcalls_plugin.so; test \$? -eq 42 &&
+    $CGPROF report -b -q dl.data | awk -f $ROOT/tests/arcs.awk | sort -u |
+        sed 's/ __strlen_[a-z0-9_]* / strlen /' | grep -E '^(lc_plugin_|spin )' >got.dl &&
+    diff -u want.dl got.dl
+"
+
+# glibc's dlopen searches its caller's RUNPATH for a bare name: the
+# executable's here ($ORIGIN), which a wrapper calling dlopen from libcgprof
+# would not search
+test_expect "dlopen by a bare name still finds what the caller's RUNPATH finds" "
+    ./dl 10 x bare; test \$? -eq 42 &&
+    $CGPROF record -o bare.data ./dl 10 x bare; test \$? -eq 42
+"
+
+if command -v ltrace >/dev/null 2>&1 && ltrace -c true >/dev/null 2>&1; then
+    test_expect "a dlopen'ed -pg module: ltrace -c counts the same library calls" "
+        ltrace -c -e 'strlen@libcalls_plugin.so' -e 'malloc@libcalls_plugin.so' \
+            -e 'free@libcalls_plugin.so' -o lt.dl ./dl 100 ./libcalls_plugin.so once &&
+        awk '\$NF ~ /^(strlen|malloc|free)\$/ { print \$NF, \$4 }' lt.dl | sort >lt.dl.want &&
+        $CGPROF record -o lt.dl.data ./dl 100 ./libcalls_plugin.so once; test \$? -eq 42 &&
+        $CGPROF report -b -p lt.dl.data | sed 's/ __strlen_[a-z0-9_]* \\[/ strlen [/' |
+            awk 'NF >= 7 && \$(NF-1) ~ /^(strlen|malloc|free)\$/ && \$NF ~ /^\\[/ { print \$(NF-1), \$4 }' |
+            sort >lt.dl.got &&
+        cat lt.dl.want && test \$(wc -l <lt.dl.want) -eq 3 && diff -u lt.dl.want lt.dl.got
+    "
+else
+    test_skip "a dlopen'ed -pg module: ltrace -c counts the same library calls" "no usable ltrace"
+fi
+
+# IFUNC and versioned symbols: the report names the function that ran by
+# the name the program called (its PLT stub's), one entry for both callers
+test_expect "strlen (an IFUNC) and pthread_join (versioned) are named as called: one strlen entry for two modules' 3000 + 7000 calls" "
+    $CGPROF record -o nm.data ./lazy $N; test \$? -eq 42 &&
+    $CGPROF report -b nm.data >nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +10000 .* strlen \\[libc\\.so\\.6\\]\$' nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +3000/10000 +do_strlen \\[' nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +7000/10000 +lc_lib_strlen \\[liblcl.so\\]' nm.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +1 .* pthread_join \\[libc\\.so\\.6\\]\$' nm.txt &&
+    ! grep -E '__strlen_|pthread_join@' nm.txt &&
+    $CGPROF report --json nm.data | grep -q '\"name\": *\"strlen \\[libc.so.6\\]\"'
+"
+
+# What cannot be hooked is said once, in the profile and by the report: a
+# -fno-plt build's calls through GOT entries that also hold the functions'
+# addresses (left alone to keep pointer identity); a PLT build has none
+test_expect "-fno-plt: the calls left uncounted are said once, in the profile and the report" "
+    gcc -O1 -pg -fno-plt -pthread $PROGS/libcalls.c -o noplt -ldl -L. -llcl -llcp -Wl,-rpath,'\$ORIGIN' &&
+    $CGPROF record -o np.data ./noplt 10; test \$? -eq 42 &&
+    $CGPROF report -b -p np.data 2>np.err >/dev/null && cat np.err &&
+    test \$(grep -c 'note: library calls of the executable through the GOT .* are not counted' np.err) -eq 1 &&
+    $CGPROF report -b -p np.data np.data 2>np2.err >/dev/null &&
+    test \$(grep -c 'through the GOT' np2.err) -eq 1 &&
+    $CGPROF record -o pl.data ./lazy 10; test \$? -eq 42 &&
+    $CGPROF report -b -p pl.data 2>pl.err >/dev/null && ! grep 'through the GOT' pl.err
+"
+
 test_done

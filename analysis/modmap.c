@@ -412,6 +412,13 @@ static uint64_t owned(const struct symtab *st, uint64_t pc)
     return modmap_owned(st, pc);
 }
 
+uint64_t modmap_owned_return(const struct symtab *st, uint64_t pc)
+{
+    if (symtab_lookup(st, pc) < 0 && pc > 0 && symtab_lookup(st, pc - 1) >= 0)
+        return pc - 1;
+    return owned(st, pc);
+}
+
 static void mark(const struct symtab *st, unsigned char *used, uint64_t pc)
 {
     long j = symtab_lookup(st, pc);
@@ -512,8 +519,9 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
     gmon_init(&mm->gd);
     for (size_t i = 0; i < d->narcs; i++) {
         const struct cgdata_arc *a = &d->arcs[i];
-        int rc = gmon_add_arc(&mm->gd, owned(&mm->st, modmap_pc(d, a->from_module, a->from_addr)),
-                              owned(&mm->st, modmap_pc(d, a->self_module, a->self_addr)), a->count);
+        int rc = gmon_add_arc(
+            &mm->gd, modmap_owned_return(&mm->st, modmap_pc(d, a->from_module, a->from_addr)),
+            owned(&mm->st, modmap_pc(d, a->self_module, a->self_addr)), a->count);
         if (rc != 0) {
             snprintf(err, errsz,
                      rc == -2 ? "call counts add up to more than 2^64: corrupt" : "out of memory");

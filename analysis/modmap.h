@@ -34,6 +34,10 @@ uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr);
  * "[unknown]").  Samples, arcs and stack frames all go through it, so no
  * pc is left without a function and none is named after a neighbour. */
 uint64_t modmap_owned(const struct symtab *st, uint64_t pc);
+/* The same for an arc's caller pc, a return address: after a call that is
+ * the last instruction of its function (a noreturn callee) it lies just
+ * past the function's end, so the call's last byte (PC - 1) names it. */
+uint64_t modmap_owned_return(const struct symtab *st, uint64_t pc);
 /* The other way: the module and address there of PC in MM's symbol
  * table.  0, or -1 for a pc in no module ("[unknown]"). */
 int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t *addr);

@@ -145,8 +145,8 @@ int src_sites_build(struct src_sites *out, const struct cgdata *d, const struct 
     for (size_t i = 0; i < d->narcs; i++) {
         const struct cgdata_arc *a = &d->arcs[i];
         uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
-        /* the functions as the call graph's arcs have them (modmap_owned) */
-        long caller = symtab_lookup(st, modmap_owned(st, from));
+        /* the functions as the call graph's arcs have them (modmap_owned_return) */
+        long caller = symtab_lookup(st, modmap_owned_return(st, from));
         long callee =
             symtab_lookup(st, modmap_owned(st, modmap_pc(d, a->self_module, a->self_addr)));
         const char *file;

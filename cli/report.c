@@ -194,7 +194,7 @@ static int parse_number(int opt, const char *arg, int *out)
     char *end;
     long v = strtol(arg, &end, 10);
     if (*arg == '\0' || *end != '\0' || v < 0 || v > 1000000) {
-        fprintf(stderr, "cgprof report: -%c: '%s' is not a number\n", opt, arg);
+        fprintf(stderr, "cgprof report: -%c: '%s' is not a number from 0 to 1000000\n", opt, arg);
         return 2;
     }
     *out = (int)v;

@@ -1,0 +1,75 @@
+#!/bin/sh
+# t0507: the exports and the JSON field by field, each read by its own
+# reader, against the profile's known content: tests/progs/fields.c's exact
+# calls and call lines (one call the last instruction of main), the
+# DWARF and ELF as binutils read them (addr2line, nm, readelf), GNU gprof
+# of the same run's gmon.out, and the report's own numbers.  Checkers:
+# tests/export_fields.py, tests/json_fields.py.
+. "$(dirname "$0")/lib.sh"
+
+HZ=500
+gcc -O2 -g -pg "$PROGS/fields.c" -o "$WORK/fields" &&
+    printf 'main hot 3\nmain warm 1\nhot leaf 600\nwarm leaf 100\nmain finish 1\nhot spin 3\nwarm spin 1\n' >"$WORK/fields.arcs" &&
+    (cd "$WORK" && $CGPROF record -F $HZ -o f.data ./fields >/dev/null &&
+        $CGPROF report --json f.data >f.json && $CGPROF report -b -q f.data >f.q) || exit 1
+
+test_expect "json: every field of docs/json-schema.md against its meaning, the text report and the known calls" "
+    python3 $ROOT/tests/json_fields.py f.json f.q $HZ $PROGS/fields.c fields.arcs
+"
+
+test_expect "json: a call that is the last instruction of main is main's, at its line" "
+    line=\$(grep -n 'finish(0); /[*] SITE_FINISH' $PROGS/fields.c | cut -d: -f1) &&
+    jq -e --argjson l \$line '[.arcs[] | select(.callee == \"finish\")] |
+        length == 1 and .[0].caller == \"main\" and .[0].count == 1 and .[0].sites[0].line == \$l' f.json
+"
+
+if go version >/dev/null 2>&1; then
+    test_expect "pprof (go tool pprof -raw): types, period, locations as addr2line, build-id, values per stack, calls" "
+        $CGPROF export -f pprof -o f.pb f.data && go tool pprof -raw fields f.pb >f.raw 2>err &&
+        python3 $ROOT/tests/export_fields.py pprof f.raw fields f.json $HZ fields.arcs
+    "
+    test_expect "pprof (go tool pprof -traces): each stack's time is its samples times the period" "
+        $CGPROF export -f pprof -o f.pb f.data &&
+        go tool pprof -traces -sample_index=samples fields f.pb >t.samples 2>err &&
+        go tool pprof -traces -sample_index=cpu-clock fields f.pb >t.ns 2>err &&
+        grep -qx 'Type: cpu-clock' t.ns && grep -qx 'Type: samples' t.samples &&
+        awk '/^-+[+]-+\$/ { getline; if (\$1 ~ /^[0-9]+\$/) print \$1 }' t.samples >n.samples &&
+        awk '/^-+[+]-+\$/ { getline; if (\$1 == 0) print 0; else if (\$1 ~ /ms\$/) { sub(/ms/, \"\", \$1); print \$1 } else if (\$1 ~ /s\$/) { sub(/s/, \"\", \$1); print \$1 * 1000 } }' t.ns >n.ms &&
+        test -s n.samples && paste n.samples n.ms | awk -v p=$((1000 / HZ)) '\$1 * p != \$2 { bad++; print } END { exit bad > 0 }'
+    "
+else
+    test_skip "pprof (go tool pprof -raw): types, period, locations as addr2line, build-id, values per stack, calls" "no go"
+fi
+
+test_expect "callgrind: positions, events, summary, fn/cfn/calls= and their lines, self costs (own parse)" "
+    $CGPROF export -f callgrind -o f.cg f.data &&
+    python3 $ROOT/tests/export_fields.py callgrind f.cg fields f.json $HZ fields.arcs
+"
+
+test_expect "callgrind_annotate --inclusive=yes: each function's inclusive samples are the report's" "
+    $CGPROF export -f callgrind -o f.cg f.data && callgrind_annotate --inclusive=yes f.cg >ann 2>&1 &&
+    for f in main hot warm spin; do
+        want=\$(jq --arg f \$f '.functions[] | select(.name == \$f) | .inclusive_seconds * $HZ | round' f.json) &&
+        got=\$(awk -v f=\$f '\$NF ~ (\":\" f \"\$\") { gsub(/,/, \"\", \$1); print \$1; exit }' ann) &&
+        echo \"\$f \$got \$want\" && test \"\$got\" = \"\$want\" || return 1
+    done
+"
+
+test_expect "dot of a gmon.out: every edge's calls and time are gprof -q's, no other edge" "
+    $CGPROF record --format gmon -o g.out ./fields >/dev/null &&
+    gprof -b -q fields g.out >g.q && $CGPROF export -f dot -t 0 -o g.dot fields g.out &&
+    python3 $ROOT/tests/export_fields.py dot g.dot g.q
+"
+
+test_expect "dot node labels: self and total seconds and calls are the report's" "
+    $CGPROF export -f dot -t 0 -o f.dot f.data &&
+    for f in hot warm spin leaf; do
+        want=\$(jq -r --arg f \$f '.functions[] | select(.name == \$f) |
+            \"\\(.self_seconds) \\(.inclusive_seconds) \\(.calls)\"' f.json) &&
+        got=\$(sed -n \"s/.*label=\\\"\$f\\\\\\\\nself \\([0-9.]*\\)s ([0-9.]*%)\\\\\\\\ntotal \\([0-9.]*\\)s ([0-9.]*%)\\\\\\\\n\\([0-9]*\\) calls.*/\\1 \\2 \\3/p\" f.dot) &&
+        echo \"\$f got '\$got' want '\$want'\" &&
+        echo \"\$got \$want\" | awk '{ exit !(\$1 == \$4 && \$2 == \$5 && \$3 == \$6) }' || return 1
+    done
+"
+
+test_done

@@ -6,8 +6,9 @@ need="make gcc g++ libc6-dev libc6-dbg linux-perf clang binutils libelf-dev libd
 # cgprof export: protobuf-c and zlib (pprof); the readers its tests open
 # the exports in: go tool pprof, callgrind_annotate, dot, headless Chromium
 need="$need protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go valgrind graphviz chromium"
-# library calls (tests/t0600-libcalls.sh): ltrace counts them independently
-need="$need ltrace"
+# library calls (tests/t0600-libcalls.sh, t0601-libcalls-more.sh): ltrace
+# and uftrace count them independently
+need="$need ltrace uftrace"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -109,6 +109,7 @@ static int table_grow(struct cg_table *tb, uint64_t nslots, int reserved)
         return -1;
     }
     g->nslots = nslots;
+    g->bmask = (nslots - 1) * sizeof(struct cg_slot);
     g->budget = CG_PROBE_BUDGET;
     struct cg_gen *old = tb->gen;
     for (int cls = 64; old && cls >= 0; cls--) {

@@ -112,7 +112,23 @@ static int table_grow(struct cg_table *tb, uint64_t nslots, int reserved)
     g->bmask = (nslots - 1) * sizeof(struct cg_slot);
     g->budget = CG_PROBE_BUDGET;
     struct cg_gen *old = tb->gen;
+    /* one pass per class present, not per class possible (65 passes over
+     * a 32,768-slot generation made table_grow 5% of a short SQLite run).
+     * A signal handler's call may move a key to a class already walked
+     * (so may the walk itself): the key is then left out, and its next
+     * call, missing, adds it again; its counts stay in the old one. */
+    uint64_t present = 0; /* bit k: some count in class k + 1 */
+    int zeros = 0;
+    for (uint64_t i = 0; old && i < old->nslots; i++) {
+        uint64_t c = old->slots[i].count;
+        if (old->slots[i].self && c)
+            present |= 1ull << (63 - __builtin_clzll(c));
+        else if (old->slots[i].self)
+            zeros = 1;
+    }
     for (int cls = 64; old && cls >= 0; cls--) {
+        if (cls ? !(present >> (cls - 1) & 1) : !zeros)
+            continue;
         for (uint64_t i = 0; i < old->nslots; i++) {
             const struct cg_slot *o = &old->slots[i];
             uint64_t c = o->count;

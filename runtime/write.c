@@ -402,7 +402,8 @@ static int merge_tables(struct merged *m, const struct cg_registry *r)
     while (m->cap < total * 2)
         m->cap *= 2;
     m->bytes = m->cap * sizeof *m->arcs;
-    m->arcs = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    m->arcs = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (m->arcs == MAP_FAILED)
         return -1;
     m->n = 0;

@@ -193,7 +193,9 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
     struct symtab st;
     memset(&st, 0, sizeof st);
     /* every function name (clones too), each over its own bytes only */
-    unsigned lflags = flags | SYMTAB_ANY_NAME | SYMTAB_SIZES | SYMTAB_PLT;
+    unsigned lflags = (flags & ~MODMAP_LIB_NO_LINES) | SYMTAB_ANY_NAME | SYMTAB_SIZES | SYMTAB_PLT;
+    if (!main_mod && (flags & MODMAP_LIB_NO_LINES))
+        lflags |= SYMTAB_NO_LINES;
     int runtime = strncmp(base_name(m->path), "libcgprof.", 10) == 0;
     if (load_module_syms(m, lflags, &st, err, sizeof err) != 0) {
         fprintf(warn, "cgprof report: warning: no symbols for %s: %s\n", esc_text(m->path),

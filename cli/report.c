@@ -872,7 +872,10 @@ static int run(struct report_args *a)
         int rc = 1;
         if (a->ngmons == 1 && !a->json)
             note_children(a->gmons[0]);
-        if (load_profile(&p, &in, a->sym_flags | SYMTAB_PLT, a->json, "cgprof report") == 0) {
+        /* the text gives only the program's static functions a file: the
+         * libraries' DWARF is not read (docs/runtime.md, issue 21) */
+        unsigned lf = a->json ? 0 : MODMAP_LIB_NO_LINES;
+        if (load_profile(&p, &in, a->sym_flags | SYMTAB_PLT | lf, a->json, "cgprof report") == 0) {
             if (a->style & STYLE_SUM) { /* the sum of cgprof profiles is a cgprof profile */
                 FILE *f = fopen("cgprof.sum", "wb");
                 if (!f || cgdata_write(&p.d, f) != 0 || fclose(f) != 0) {

@@ -10,22 +10,29 @@
  */
 #include "rt.h"
 
-struct cg_slot cg_empty_slots[2];
+/* The empty generation: a header (bmask one slot, budget never counted
+ * down, since its slots are empty) and two empty slots, as 64-bit words. */
+static uint64_t empty_gen[4 + 2 * 4] __attribute__((aligned(64))) = {
+    [3] = 1 * sizeof(struct cg_slot),
+};
+struct cg_slot *const cg_empty_slots = (struct cg_slot *)&empty_gen[4];
 
-/* Starts out pointing at an empty two-slot array, so the first call of a
+/* Starts out pointing at the empty generation, so the first call of a
  * thread misses and reaches cg_arc_slow without any test for "new". */
 __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) = {
-    .slots = cg_empty_slots,
-    .bmask = 1 * sizeof(struct cg_slot),
+    .slots = (struct cg_slot *)&empty_gen[4],
 };
 
-/* The entry stubs (arch/x86_64/mcount.S) read these two fields directly. */
+/* The entry stubs (arch/x86_64/mcount.S) read these fields directly. */
 _Static_assert(offsetof(struct cg_tls, slots) == 0, "mcount.S reads slots at offset 0");
-_Static_assert(offsetof(struct cg_tls, bmask) == 8, "mcount.S reads bmask at offset 8");
 _Static_assert(sizeof(struct cg_slot) == 32, "mcount.S indexes slots by << 5");
 _Static_assert(offsetof(struct cg_gen, slots) == 32, "slots start a cache line's half");
 _Static_assert(offsetof(struct cg_gen, slots) - offsetof(struct cg_gen, budget) == 16,
                "mcount.S counts probes down at slots - 16");
+_Static_assert(offsetof(struct cg_gen, slots) - offsetof(struct cg_gen, bmask) == 8,
+               "mcount.S reads bmask at slots - 8");
+_Static_assert(sizeof empty_gen == sizeof(struct cg_gen) + 2 * sizeof(struct cg_slot),
+               "the empty generation: a header and two slots");
 
 int cg_recording = 1;
 int cg_instrumented;
@@ -37,14 +44,11 @@ uint64_t cg_arcs_lost(void)
     return __atomic_load_n(&nested_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_arc_tables);
 }
 
-/* Points the fast path at the table's current generation.  The slots go
- * first: a fast path interrupted between the two stores would read the
- * old (smaller) mask with the new slots, which stays in bounds. */
+/* Points the fast path at the table's current generation: one store, and
+ * the generation carries its own mask. */
 static void tls_publish(struct cg_tls *t, struct cg_table *tb)
 {
-    t->slots = tb->gen->slots;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->bmask = (tb->gen->nslots - 1) * sizeof(struct cg_slot);
+    __atomic_store_n(&t->slots, tb->gen->slots, __ATOMIC_RELAXED);
 }
 
 static void arc_count(struct cg_tls *t, uintptr_t from, uintptr_t self)
@@ -140,9 +144,7 @@ void cg_arcs_thread_exit(void)
     struct cg_table *tb = t->table;
     if (!tb)
         return;
-    t->bmask = 1 * sizeof(struct cg_slot); /* the mask shrinks first, then the slots */
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    t->slots = cg_empty_slots;
+    __atomic_store_n(&t->slots, cg_empty_slots, __ATOMIC_RELAXED);
     t->table = NULL;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     cg_table_release(tb);

@@ -45,12 +45,13 @@ struct cg_slot {
  * every slot in one cache line.  `budget` counts down the slots the fast
  * path looked at beyond an arc's home slot in this generation; when it
  * reaches zero the slow path lays the keys out again, hottest first
- * (cg_table_relayout).  mcount.S reads it at slots - 16. */
+ * (cg_table_relayout).  mcount.S reads it at slots - 16, and bmask at
+ * slots - 8: the slots and their mask come from one generation. */
 struct cg_gen {
     struct cg_gen *older;
     uint64_t nslots;
     int64_t budget; /* probes left before a relayout (fast path: one subq) */
-    uint64_t unused;
+    uint64_t bmask; /* (nslots - 1) * sizeof(struct cg_slot): byte offsets */
     struct cg_slot slots[];
 };
 #define CG_PROBE_BUDGET (1 << 20)
@@ -77,11 +78,10 @@ struct cg_registry {
 
 struct cg_stree;
 
-/* Thread-local state: the two fields the entry stubs read first, then the rest.
+/* Thread-local state: the one field the entry stubs read first, then the rest.
  * Initial-exec TLS: one %fs-relative load, no __tls_get_addr. */
 struct cg_tls {
-    struct cg_slot *slots;    /* the current generation's slots */
-    uint64_t bmask;           /* (nslots - 1) * sizeof(struct cg_slot): byte offsets */
+    struct cg_slot *slots;    /* the current generation's slots (its header before them) */
     int busy;                 /* inside cg_arc_slow: nested calls go to pending */
     struct cg_table *table;   /* this thread's arcs */
     struct cg_table *samples; /* this thread's samples (SIGPROF handler only) */
@@ -98,7 +98,9 @@ struct cg_tls {
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
-extern struct cg_slot cg_empty_slots[2] CG_HIDDEN;
+/* A generation of two empty slots, where a thread's slots point before it
+ * has a table: its first call misses and reaches cg_arc_slow. */
+extern struct cg_slot *const cg_empty_slots CG_HIDDEN;
 
 /* Global switches and configuration, set up once by cg_init. */
 extern int cg_recording CG_HIDDEN; /* moncontrol(): 0 stops arcs and samples */

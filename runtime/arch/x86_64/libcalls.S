@@ -21,7 +21,8 @@
  *
  * The fast path probes the thread's current arc slots with the hash of
  * table.c (CG_HASH_MUL, from ^ self << 17), as mcount.S does: slots at
- * offset 0 of cg_tls, bmask at offset 8 (static assertions in arcs.c).
+ * offset 0 of cg_tls, bmask at slots - 8 in the generation's header
+ * (static assertions in arcs.c).
  * Were the hashes ever to differ, the probe would miss and the slow path
  * would count the call all the same: only speed would suffer.
  */
@@ -114,8 +115,8 @@ cg_lc_common:
 	movq	(%r11), %rsi			/* self: the target */
 	movq	32(%rsp), %rdx			/* from: the return address */
 	movq	cg_tls@GOTTPOFF(%rip), %r11
-	movq	%fs:8(%r11), %rdi		/* bmask, read before the slots */
 	movq	%fs:0(%r11), %r11		/* slots */
+	movq	-8(%r11), %rdi			/* bmask, in the slots' generation */
 	movq	%rsi, %rax
 	shlq	$17, %rax
 	xorq	%rdx, %rax

@@ -15,14 +15,14 @@
  *     8(%rsp) is the return address into the caller (frompc).
  *
  * Fast path (here, in assembly): hash (frompc, selfpc) the way
- * runtime/arcs.c does, probe the thread's current slot array (struct
- * cg_tls: slots at offset 0, bmask at offset 8 -- checked by static
- * assertions in arcs.c), and add one to the slot's count with a single
- * instruction, so that a signal handler on the same thread cannot
- * interleave with it.  The mask is read before the slots pointer: a
- * signal handler may publish a larger generation between the two reads,
- * and an old mask with new (larger) slots stays in bounds, whereas the
- * reverse would not.
+ * runtime/table.c does, probe the thread's current slot array (struct
+ * cg_tls: slots at offset 0; the generation's header before the slots:
+ * budget at -16, bmask at -8 -- checked by static assertions in arcs.c),
+ * and add one to the slot's count with a single instruction, so that a
+ * signal handler on the same thread cannot interleave with it.  One TLS
+ * load gives the slots, and the mask comes from the same generation: a
+ * signal handler that publishes a larger generation meanwhile leaves this
+ * call counting into the old one, which the writer still sums.
  *
  * Slow path (cg_arc_slow, in C): a new arc or a new thread.  It may call
  * into libc, so every argument register, xmm0-xmm7 included, is saved
@@ -38,39 +38,40 @@ cg_hash_mul:
 	.quad	0x9E3779B97F4A7C15
 	.text
 
-/* FAST from, self, slow: with rax rdx rsi rdi already pushed (4 words),
- * looks the arc up and counts it, or jumps to `slow` with nothing pushed.
+/* FAST from, self, slow: with rax and rdx already pushed (2 words), looks
+ * the arc up and counts it, or jumps to `slow` with nothing pushed.  FROM
+ * and SELF are memory operands, read again where needed rather than held
+ * in registers, so that two registers and r11 suffice: each register
+ * saved is a push and a pop on every call.
  * A slot is 32 bytes: from (0), self (8), count (16); self == 0 is empty.
- * rax walks the slots as a byte offset: bits 32 and up of the hash,
- * times 32, masked by bmask = (nslots - 1) * 32 -- which `shr $27` and
- * `and bmask` give in two instructions, with no shift count register. */
+ * r11 holds the generation's slots (one TLS load); its header before them
+ * holds the probe budget (slots - 16) and bmask (slots - 8), so the slots
+ * and their mask always come from one generation, whatever a signal
+ * handler publishes meanwhile.  rax walks the slots as a byte offset:
+ * bits 32 and up of the hash, times 32, masked by bmask = (nslots - 1) *
+ * 32 -- which `shr $27` and `and bmask` give in two instructions. */
 .macro FAST from, self, slow
-	movq	\from, %rdx
-	movq	\self, %rsi
 	movq	cg_tls@GOTTPOFF(%rip), %r11
-	movq	%fs:8(%r11), %rdi		/* bmask, read before the slots */
 	movq	%fs:0(%r11), %r11		/* slots */
-	movq	%rsi, %rax
+	movq	\self, %rdx
+	movq	%rdx, %rax
 	shlq	$17, %rax
-	xorq	%rdx, %rax
+	xorq	\from, %rax
 	imulq	cg_hash_mul(%rip), %rax
 	shrq	$27, %rax
-	andq	%rdi, %rax			/* byte offset of the home slot */
-	cmpq	%rsi, 8(%r11,%rax)
+	andq	-8(%r11), %rax			/* byte offset of the home slot */
+	cmpq	%rdx, 8(%r11,%rax)
 	jne	2f
+	movq	\from, %rdx
 	cmpq	%rdx, (%r11,%rax)
 	jne	2f
 1:	addq	$1, 16(%r11,%rax)
-	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
 	popq	%rdx
 	.cfi_adjust_cfa_offset -8
 	popq	%rax
 	.cfi_adjust_cfa_offset -8
 	ret
-	.cfi_adjust_cfa_offset 32
+	.cfi_adjust_cfa_offset 16
 2:	/* not this slot: probe on; an empty slot means a new arc.  Each
 	 * slot looked at past the home slot counts down the generation's
 	 * probe budget (at slots - 16); at zero, the slow path counts this
@@ -80,31 +81,25 @@ cg_hash_mul:
 	subq	$1, -16(%r11)
 	jz	3f
 	addq	$32, %rax
-	andq	%rdi, %rax
-	cmpq	%rsi, 8(%r11,%rax)
+	andq	-8(%r11), %rax
+	movq	\self, %rdx
+	cmpq	%rdx, 8(%r11,%rax)
 	jne	2b
+	movq	\from, %rdx
 	cmpq	%rdx, (%r11,%rax)
 	jne	2b
 	jmp	1b
-3:	popq	%rdi
-	.cfi_adjust_cfa_offset -8
-	popq	%rsi
-	.cfi_adjust_cfa_offset -8
-	popq	%rdx
+3:	popq	%rdx
 	.cfi_adjust_cfa_offset -8
 	popq	%rax
 	.cfi_adjust_cfa_offset -8
 	jmp	\slow
 .endm
 
-.macro PUSH4
+.macro PUSH2
 	pushq	%rax
 	.cfi_adjust_cfa_offset 8
 	pushq	%rdx
-	.cfi_adjust_cfa_offset 8
-	pushq	%rsi
-	.cfi_adjust_cfa_offset 8
-	pushq	%rdi
 	.cfi_adjust_cfa_offset 8
 .endm
 
@@ -175,8 +170,8 @@ mcount:
 	.cfi_startproc
 	cmpl	$0, cg_recording(%rip)
 	je	9f
-	PUSH4
-	FAST	8(%rbp), 32(%rsp), .Lmcount_slow
+	PUSH2
+	FAST	8(%rbp), 16(%rsp), .Lmcount_slow
 .Lmcount_slow:
 	pushq	%rdi
 	.cfi_adjust_cfa_offset 8
@@ -201,8 +196,8 @@ __fentry__:
 	.cfi_startproc
 	cmpl	$0, cg_recording(%rip)
 	je	9f
-	PUSH4
-	FAST	40(%rsp), 32(%rsp), .Lfentry_slow
+	PUSH2
+	FAST	24(%rsp), 16(%rsp), .Lfentry_slow
 .Lfentry_slow:
 	pushq	%rdi
 	.cfi_adjust_cfa_offset 8

@@ -60,8 +60,10 @@ struct lc_module {
     const ElfW(Phdr) * phdr;
     int phnum;
     const char *name;
-    int profiled; /* built with -pg: its own mcount counts calls into it */
-    int fresh;    /* new in this pass of lc_scan */
+    int profiled;   /* built with -pg: its own mcount counts calls into it */
+    int fresh;      /* new in this pass of lc_scan */
+    void *pin;      /* while it is read and hooked: a reference that keeps it mapped */
+    char path[256]; /* its name, copied while the loader's list held it */
 };
 
 static struct lc_module lc_mods[CG_LC_MODULES], lc_seen[CG_LC_MODULES];
@@ -103,13 +105,22 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
         self_hi = hi;
         return 0;
     }
-    if (lc_nseen < CG_LC_MODULES)
-        lc_seen[lc_nseen++] = (struct lc_module){.bias = info->dlpi_addr,
-                                                 .lo = lo,
-                                                 .hi = hi,
-                                                 .phdr = info->dlpi_phdr,
-                                                 .phnum = info->dlpi_phnum,
-                                                 .name = info->dlpi_name};
+    if (lc_nseen < CG_LC_MODULES) {
+        struct lc_module *m = &lc_seen[lc_nseen++];
+        *m = (struct lc_module){.bias = info->dlpi_addr,
+                                .lo = lo,
+                                .hi = hi,
+                                .phdr = info->dlpi_phdr,
+                                .phnum = info->dlpi_phnum};
+        /* the loader frees its name at dlclose: a copy, "" if too long */
+        const char *n = info->dlpi_name ? info->dlpi_name : "";
+        size_t len = strlen(n);
+        if (len < sizeof m->path)
+            memcpy(m->path, n, len + 1);
+        else
+            m->path[0] = '\0', m->phnum = -1; /* cannot be pinned: left alone */
+        m->name = m->path;
+    }
     return 0;
 }
 
@@ -462,6 +473,52 @@ static int base_namespace(uintptr_t lo)
     return dlinfo(lm, RTLD_DI_LMID, &id) == 0 && id == LM_ID_BASE;
 }
 
+typedef void *(*dlopen_fn)(const char *, int);
+static dlopen_fn real_dlopen;
+static void unpin(struct lc_module *m);
+
+/* Takes a reference to M (dlopen of its name, RTLD_NOLOAD), so that it
+ * stays mapped while it is read: 1, or 0 if it is gone or another module
+ * now has that name (profiled set to -1: not known, looked at again).
+ * The executable and the loader are never unmapped: no reference. */
+static int pin(struct lc_module *m)
+{
+    m->pin = NULL;
+    m->profiled = -1;
+    if (!m->path[0] || (m->lo <= (uintptr_t)&lc_lock && (uintptr_t)&lc_lock < m->hi)) {
+        m->profiled = 0;
+        return 1;
+    }
+    if (!real_dlopen)
+        real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+    void *h = real_dlopen ? real_dlopen(m->path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    struct link_map *lm = NULL;
+    if (h && (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || lm->l_addr != m->bias)) {
+        m->pin = h;
+        unpin(m);
+        return 0;
+    }
+    if (!h) {
+        /* the vDSO and other modules not opened by a name the loader
+         * finds again: never unloaded by dlclose either */
+        if (strncmp(m->path, "linux-vdso", 10) != 0 && strncmp(m->path, "linux-gate", 10) != 0)
+            return 0;
+    }
+    m->pin = h;
+    m->profiled = 0;
+    return 1;
+}
+
+static void unpin(struct lc_module *m)
+{
+    /* through our own dlclose: if this was the last reference, the module
+     * goes as at any dlclose (arcs noted, rings drained: modules.c); its
+     * pass asked for then is made by this one's loop (lc_scan) */
+    if (m->pin)
+        dlclose(m->pin);
+    m->pin = NULL;
+}
+
 /* One pass over the modules mapped now, under lc_lock: those gone are
  * forgotten (a module mapped later where one was is a new one), those new
  * are hooked -- with LAZY, their lazy entries too (see invariant 6). */
@@ -480,6 +537,11 @@ static void scan_once(int lazy)
             }
         if (known)
             continue;
+        /* another thread's dlclose may unmap it once the loader's list is
+         * let go: a reference of our own keeps it (and its name) while it
+         * is read and hooked; one gone already is left for the next pass */
+        if (m->phnum < 0 || !pin(m))
+            continue;
         struct lc_dyn d;
         m->profiled = read_dynamic(m, &d) == 0 && profiled(&d);
         m->fresh = 1;
@@ -492,7 +554,15 @@ static void scan_once(int lazy)
             lc_mods[i].fresh = 0;
             if (lc_mods[i].profiled && base_namespace(lc_mods[i].lo))
                 hook_module(&lc_mods[i], lazy);
+            unpin(&lc_mods[i]);
         }
+    /* those that could not be pinned (gone, or not loaded by name) are
+     * not known yet: a later pass looks at them again */
+    unsigned k = 0;
+    for (unsigned i = 0; i < lc_nmods; i++)
+        if (lc_mods[i].phnum >= 0 && lc_mods[i].profiled != -1)
+            lc_mods[k++] = lc_mods[i];
+    lc_nmods = k;
 }
 
 /* A pass never waits for another: the thread holding lc_lock may be
@@ -537,8 +607,6 @@ void cg_libcalls_rescan(void)
  * interposer jumps straight to glibc's dlopen with the caller's own return
  * address, and what it loads is hooked at the next pass (bound entries
  * only, invariant 6): a documented limit (docs/libcalls.md). */
-typedef void *(*dlopen_fn)(const char *, int);
-static dlopen_fn real_dlopen;
 
 static void *dlopen_none(const char *file, int mode)
 {

@@ -459,6 +459,14 @@ static void drop_unused(struct modmap *mm, const struct cgdata *d, uint64_t main
     free(used);
 }
 
+static void builder_free(struct builder *b)
+{
+    free(b->syms);
+    for (size_t i = 0; i < b->nnames; i++)
+        free(b->names[i]);
+    free(b->names);
+}
+
 int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, FILE *warn,
                  char *err, size_t errsz)
 {
@@ -480,23 +488,16 @@ int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, 
     }
     if (!fail)
         fail = add_kernel(&b, d, warn);
-    if (fail) {
-        snprintf(err, errsz, "out of memory reading symbols");
-        modmap_free(mm);
-        free(b.syms);
-        for (size_t i = 0; i < b.nnames; i++)
-            free(b.names[i]);
-        free(b.names);
-        return -1;
+    const char *why = fail ? "out of memory reading symbols" : NULL;
+    if (!fail) {
+        close_ranges(&b);
+        if (called_names(&b, d) != 0)
+            why = "out of memory naming library calls";
     }
-    close_ranges(&b);
-    if (called_names(&b, d) != 0) {
-        snprintf(err, errsz, "out of memory naming library calls");
+    if (why) {
+        snprintf(err, errsz, "%s", why);
         modmap_free(mm);
-        free(b.syms);
-        for (size_t i = 0; i < b.nnames; i++)
-            free(b.names[i]);
-        free(b.names);
+        builder_free(&b);
         return -1;
     }
     mm->st.syms = b.syms;

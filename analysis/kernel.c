@@ -57,18 +57,19 @@ static int move_samples(struct cgdata *d)
         const struct cgdata_stack_node *x = &d->stacks[i];
         if (!is_kernel(x) || x->count == 0)
             continue;
-        uint64_t c = x->count;
+        uint64_t c = 0; /* moved only from where it is: the total stays */
         uint32_t u = user_frame(d, (uint32_t)i);
         if (u != CGDATA_NO_PARENT) {
             struct cgdata_sample key = {d->stacks[u].module, d->stacks[u].addr, 0};
             struct cgdata_sample *at = bsearch(&key, d->samples, n, sizeof key, by_place);
             if (at) { /* the user pc the thread entered the kernel from */
-                uint64_t take = at->count < c ? at->count : c;
+                uint64_t take = at->count < x->count ? at->count : x->count;
                 at->count -= take;
                 c = take;
             }
         }
-        d->samples[d->nsamples++] = (struct cgdata_sample){x->module, x->addr, c};
+        if (c)
+            d->samples[d->nsamples++] = (struct cgdata_sample){x->module, x->addr, c};
     }
     return 0;
 }

@@ -180,6 +180,24 @@ static int read_cgdata_sum(struct cgdata *d, char **files, int n, char *err, siz
     return 0;
 }
 
+/* The CPU time the program's threads used while they were sampled, in ns,
+ * less the runtime's own work on them.  Threads written with flag 4 count
+ * from their sampling's start; earlier profiles hold the whole thread
+ * clocks, and the time before in RUNTIME. */
+static double sampled_threads_cpu(const struct cgdata *d)
+{
+    double cpu = 0;
+    int based = 0;
+    for (size_t i = 0; i < d->nthreads; i++) {
+        cpu += (double)d->threads[i].cpu_ns;
+        based |= (d->threads[i].flags & 4) != 0;
+    }
+    cpu -= (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns);
+    if (!based)
+        cpu -= (double)d->runtime.before_cpu_ns;
+    return cpu;
+}
+
 /* CPU time the threads used that no sample stands for: the kernel
  * throttling a fast event, a source that cannot sample short threads (the
  * cpu event's tick), threads no event could be opened for.  Said, never
@@ -194,7 +212,6 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
     double cpu = 0, blocked_cpu = 0;
     unsigned long long blocked = 0;
     for (size_t i = 0; i < d->nthreads; i++) {
-        cpu += (double)d->threads[i].cpu_ns;
         if (d->threads[i].flags & 2) { /* the cpu event's signal blocked */
             blocked++;
             blocked_cpu += (double)d->threads[i].cpu_ns;
@@ -205,7 +222,7 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
      * and the constructors before ours, in the main thread), nor the
      * delays of a time event's samples (the kernel's timer forwards from
      * when it fired late: no sample is missing, they are further apart) */
-    cpu -= (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns + d->runtime.before_cpu_ns);
+    cpu = sampled_threads_cpu(d);
     cpu -= (double)d->runtime.late_ns;
     double expected = cpu / 1e9 * (double)d->rate;
     double seen = (double)(d->total_samples + d->lost_samples + d->runtime.samples);
@@ -291,11 +308,7 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
     if (d->nsamples == 0) { /* say why the profile is empty rather than print nothing */
         /* the CPU used while sampled: thread clocks carry the time before
          * an exec and the loader's, which no sample could stand for */
-        double cpu = 0;
-        for (size_t i = 0; i < d->nthreads; i++)
-            cpu += (double)d->threads[i].cpu_ns;
-        cpu -=
-            (double)(d->runtime.write_cpu_ns + d->runtime.start_cpu_ns + d->runtime.before_cpu_ns);
+        double cpu = sampled_threads_cpu(d);
         const char *nocalls = d->narcs ? "" : " and no call counts (it was not built with -pg)";
         if (cpu > 0 && d->timed)
             fprintf(stderr,

@@ -343,9 +343,10 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     put64(o, nthr);
     for (unsigned i = 0; i < nthr; i++) {
         put32(o, (uint32_t)thr[i].tid);
-        put32(o, thr[i].flags);
+        /* CPU while it was sampled: what its samples stand for */
+        put32(o, thr[i].flags | CG_THREAD_FROM_BASE);
         put64(o, __atomic_load_n(&thr[i].samples, __ATOMIC_RELAXED));
-        put64(o, thr[i].cpu_ns);
+        put64(o, thr[i].cpu_ns > thr[i].base_ns ? thr[i].cpu_ns - thr[i].base_ns : 0);
     }
     end(o, at);
     put_stacks(o);

@@ -166,11 +166,13 @@ void cg_arcs_freeze_reserve(void) CG_HIDDEN; /* before an unmapping: room for ev
 /* threadlog.c: per-thread totals */
 #define CG_THREAD_ENDED      1u
 #define CG_THREAD_SIGBLOCKED 2u /* seen with the sampling signal blocked (the cpu event) */
+#define CG_THREAD_FROM_BASE  4u /* written: its CPU counted from its sampling's start */
 struct cg_thread_rec {
     pid_t tid;
     unsigned flags;
     uint64_t samples; /* atomic: samples taken in the thread (weighted) */
     uint64_t cpu_ns;  /* its CPU time: final once ended */
+    uint64_t base_ns; /* its CPU time before its sampling began (in RUNTIME's before) */
 };
 struct cg_thread_rec *cg_thread_rec_self(void) CG_HIDDEN;
 struct cg_thread_rec *cg_thread_rec_of(pid_t tid) CG_HIDDEN;

@@ -197,8 +197,12 @@ void cg_thread_timer_start(void)
         t->timer = id;
         t->timer_on = 1;
         struct timespec used; /* the thread's CPU time so far was not sampled */
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) == 0)
-            cg_sampler_add_before((uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec);
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) == 0) {
+            uint64_t ns = (uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec;
+            cg_sampler_add_before(ns);
+            if (t->rec)
+                t->rec->base_ns = ns;
+        }
     } else {
         t->timer_on = -1; /* tried: counted once per thread */
         __atomic_add_fetch(&cg_unsampled_threads, 1, __ATOMIC_RELAXED);

@@ -1254,8 +1254,13 @@ CG_OWN void cg_sampler_thread_open(void)
     void *ring;
     int rc = open_event(tid, &fd, &ring, &phasing);
     __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
-    if (rc == 0) /* the loader's and constructors' time, for the main thread */
+    struct cg_thread_rec *own = NULL;
+    if (rc == 0) { /* the loader's and constructors' time, for the main thread */
         __atomic_add_fetch(&before_cpu_ns, t0, __ATOMIC_RELAXED);
+        own = cg_thread_rec_self(); /* its CPU time is final when it ends */
+        if (own)
+            own->base_ns = t0;
+    }
     if (rc != 0) {
         errno = saved; /* the sampler's scan tries again, and counts it */
         return;
@@ -1270,7 +1275,7 @@ CG_OWN void cg_sampler_thread_open(void)
         h->fd = fd;
         h->ring = ring;
         h->phasing = phasing;
-        h->rec = cg_thread_rec_self(); /* its CPU time is final when it ends */
+        h->rec = own;
         __atomic_store_n(&h->state, SLOT_READY, __ATOMIC_RELEASE);
         __atomic_store_n(&rescan, 1, __ATOMIC_RELEASE);
         errno = saved;

@@ -32,6 +32,11 @@ static struct cg_thread_rec *claim(pid_t tid)
         __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
         return NULL;
     }
+    /* after a fork the entries are the parent's: start each afresh */
+    recs[i].flags = 0;
+    recs[i].samples = 0;
+    recs[i].cpu_ns = 0;
+    recs[i].base_ns = 0;
     recs[i].tid = tid;
     return &recs[i];
 }

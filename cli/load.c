@@ -229,13 +229,16 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
     double missing = expected - seen;
     if (missing <= 3 * sqrt((double)d->nthreads) + 0.03 * expected + 3)
         return;
-    if (blocked && strcmp(d->event, "cpu") == 0) {
+    if (blocked) { /* the cpu event, or CGPROF_STACK_SYNC=2's handler events */
+        int cpu_ev = strcmp(d->event, "cpu") == 0;
         fprintf(stderr,
                 "%s: warning: %s: %llu of the %zu threads blocked the profiler's sampling signal "
-                "(they used %.3f s of CPU); the cpu event cannot sample a thread while it does, "
-                "the default event (cpu-clock) can: %.3f s (%.0f%%) of the CPU was not sampled\n",
-                cmd, path, blocked, d->nthreads, blocked_cpu / 1e9, missing / (double)d->rate,
-                100 * missing / expected);
+                "(they used %.3f s of CPU); %s cannot sample a thread while it does, "
+                "%s can: %.3f s (%.0f%%) of the CPU was not sampled\n",
+                cmd, path, blocked, d->nthreads, blocked_cpu / 1e9,
+                cpu_ev ? "the cpu event" : "sampling in the threads (CGPROF_STACK_SYNC=2)",
+                cpu_ev ? "the default event (cpu-clock)" : "the default (CGPROF_STACK_SYNC=0)",
+                missing / (double)d->rate, 100 * missing / expected);
         return;
     }
     fprintf(stderr,

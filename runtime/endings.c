@@ -367,6 +367,7 @@ static int run_exec(execve_fn fn, fexecve_fn ffn, const char *path, int fd, char
     else
         rc = (int)syscall(SYS_execve, path, argv, use); /* static: no dlsym */
     int e = errno;
+    cg_sampler_exec_failed();
     if (env)
         munmap(env, bytes);
     errno = e;

@@ -150,8 +150,9 @@ void cg_init(void)
     /* stacks are kept in the cgprof format only (gmon.out has no room) */
     cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
     /* off by default: a thread signalled at every sample can see EINTR
-     * (docs/stacks.md, "One moment per stack") */
-    cg_stacks_sync = env_u64("CGPROF_STACK_SYNC", 0, 1) != 0;
+     * (docs/stacks.md, "One moment per stack"); 2: every user-mode sample
+     * is taken in the thread itself, from a user-only event */
+    cg_stacks_sync = (int)env_u64("CGPROF_STACK_SYNC", 0, 2);
     /* the kernel's own frames above a sample taken in it (record --kernel) */
     cg_kernel_frames = cg_stacks_on && env_u64("CGPROF_KERNEL", 0, 1) != 0;
     if (cg_stacks_on)

@@ -94,7 +94,9 @@ struct cg_tls {
     struct cg_stree *stree;       /* this thread's sampled stacks (handler only) */
     uintptr_t stack_lo, stack_hi; /* its stack, if known: read directly when unwinding */
     unsigned table_retry; /* no arc table (CGPROF_ARC_MEMORY): calls lost before trying again */
-    int in_runtime; /* writing the profile: its samples are the runtime's, not the program's */
+    int in_runtime;    /* writing the profile: its samples are the runtime's, not the program's */
+    int hev_fd;        /* its handler event (sampler.c) + 1, and its count at */
+    uint64_t hev_last; /* its first sample, until the second */
 };
 
 extern __thread struct cg_tls cg_tls __attribute__((tls_model("initial-exec"))) CG_HIDDEN;
@@ -173,11 +175,13 @@ struct cg_thread_rec {
     uint64_t samples; /* atomic: samples taken in the thread (weighted) */
     uint64_t cpu_ns;  /* its CPU time: final once ended */
     uint64_t base_ns; /* its CPU time before its sampling began (in RUNTIME's before) */
+    uint64_t taken;   /* atomic: signals its handler took as samples (CGPROF_STACK_SYNC=2) */
 };
 struct cg_thread_rec *cg_thread_rec_self(void) CG_HIDDEN;
 struct cg_thread_rec *cg_thread_rec_of(pid_t tid) CG_HIDDEN;
 void cg_thread_rec_end(void) CG_HIDDEN;
 void cg_thread_rec_refresh(struct cg_thread_rec *r) CG_HIDDEN;
+int cg_thread_sig_blocked(pid_t tid) CG_HIDDEN; /* our sampling signal blocked in TID (0: this) */
 const struct cg_thread_rec *cg_thread_recs(unsigned *n) CG_HIDDEN;
 void cg_thread_recs_after_fork(void) CG_HIDDEN;
 
@@ -188,7 +192,8 @@ void cg_init(void) CG_HIDDEN;
 void cg_libcalls_init(void) CG_HIDDEN;
 void cg_libcalls_rescan(void) CG_HIDDEN;
 /* a note in the profile (NOTES record), once per distinct line; callers serialize */
-void cg_note(const char *a, const char *b, const char *c) CG_HIDDEN; /* after a dlclose: forget what went */
+void cg_note(const char *a, const char *b,
+             const char *c) CG_HIDDEN; /* after a dlclose: forget what went */
 
 /* signals.c: the sampling signal, deadly signals, sigaction/signal */
 extern int cg_sample_sig CG_HIDDEN; /* real-time signal of our timers */
@@ -283,6 +288,9 @@ void cg_sampler_thread_created(void) CG_HIDDEN;
 void cg_sampler_expect(int delta) CG_HIDDEN;             /* threads about to open their own event */
 void cg_sampler_thread_open(void) CG_HIDDEN;             /* the calling thread's event, from now */
 int cg_sampler_phase_signal(int fd, void *uc) CG_HIDDEN; /* in our signal's handler */
+void cg_sampler_exec_failed(void) CG_HIDDEN;             /* an exec returned */
+int cg_sampler_in_threads(void) CG_HIDDEN;               /* samples taken by their threads */
+void cg_sample_count_pc(uintptr_t pc) CG_HIDDEN;         /* sample.c: a handler event's sample */
 void cg_sampler_before_exec(void) CG_HIDDEN;             /* none of our signals left pending */
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
@@ -291,7 +299,7 @@ uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event
 uint64_t cg_sampler_before_cpu_ns(void) CG_HIDDEN; /* their CPU before their sampling began */
 uint64_t cg_sampler_late_ns(void) CG_HIDDEN;
 int cg_sampler_kernel_denied(void) CG_HIDDEN;
-    /* kernel-mode samples were refused */         /* time events' samples late by, in all */
+/* kernel-mode samples were refused */             /* time events' samples late by, in all */
 void cg_sampler_add_before(uint64_t ns) CG_HIDDEN; /* (the cpu event's timers) */
 uint64_t cg_random64(pid_t tid) CG_HIDDEN;         /* for random first periods */
 

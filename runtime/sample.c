@@ -115,6 +115,18 @@ static int itimer_start(void)
     return setitimer(ITIMER_PROF, &it, NULL);
 }
 
+/* A sample at PC taken in its own thread's handler by sampler.c's handler
+ * events: into the thread's own table, as the cpu event's. */
+void cg_sample_count_pc(uintptr_t pc)
+{
+    struct cg_tls *t = &cg_tls;
+    if (!t->rec) /* a thread whose event the sampler opened: its record */
+        t->rec = cg_thread_rec_of((pid_t)syscall(SYS_gettid));
+    count_pc(pc, 1);
+    if (t->rec)
+        __atomic_add_fetch(&t->rec->taken, 1, __ATOMIC_RELAXED);
+}
+
 static void on_sample(int sig, siginfo_t *si, void *uc_)
 {
     (void)sig;
@@ -198,10 +210,10 @@ void cg_thread_timer_start(void)
         t->timer_on = 1;
         struct timespec used; /* the thread's CPU time so far was not sampled */
         if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used) == 0) {
-            uint64_t ns = (uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec;
-            cg_sampler_add_before(ns);
+            uint64_t used_ns = (uint64_t)used.tv_sec * 1000000000u + (uint64_t)used.tv_nsec;
+            cg_sampler_add_before(used_ns);
             if (t->rec)
-                t->rec->base_ns = ns;
+                t->rec->base_ns = used_ns;
         }
     } else {
         t->timer_on = -1; /* tried: counted once per thread */

@@ -25,6 +25,15 @@
  * (cg_sampler_phase_signal); samples the first period left in between
  * (closer than 3P/4 to the last one kept) are dropped here.
  *
+ * With CGPROF_STACK_SYNC=2 a time event is two per thread: its user-mode
+ * samples come from a "handler event" (exclude_kernel, no ring, so no
+ * locked memory) whose every overflow sends the thread our signal; the
+ * handler counts the sample and walks the stack where the thread stopped,
+ * as the cpu event's does (sample.c).  The signal comes on the way back
+ * to user mode, never in a system call, so nothing returns EINTR because
+ * of it.  Time in the kernel, where it may be sampled, comes from a second
+ * event (exclude_user) with a ring, unwound here from its copy as below.
+ *
  * A sample's stack is walked here from the registers and the 8 KB of stack
  * perf copied with it, and nothing else.  A thread whose stack is deeper
  * than that gets our signal at every sample from then on and walks its
@@ -90,6 +99,11 @@ struct tracked {
     uint64_t wait_since;        /* its ring's first record waits for a snapshot since */
     uint64_t wait_ns, wait_carry;
     int wait_known;
+    /* its handler event at the last scan: count, samples, whether seen;
+     * its signals stopped (blocked) */
+    uint64_t h_count, h_samples;
+    int64_t h_late; /* its share of late_ns so far */
+    int h_seen, h_quiet;
 };
 
 static const struct cg_event *event;
@@ -120,6 +134,12 @@ static uint64_t hold_since;            /* a scan first left new threads alone, o
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
  * (atomic).  Read by the signal handler to tell our signals from strays. */
 static unsigned char phased[PHASE_FDS];
+/* Handler events (CGPROF_STACK_SYNC=2): per descriptor, 1 if it is one
+ * (atomic; read by the handler); and per ring event, its thread's handler
+ * event + 1, closed with it. */
+static unsigned char hev[PHASE_FDS];
+static int hev_of[PHASE_FDS];
+static int handler_mode; /* a time event's user samples taken by the threads */
 
 /* Stacks walked by their own threads.  With stacks on, every overflow of
  * a thread's perf event also sends the thread our signal (O_ASYNC); its
@@ -274,6 +294,47 @@ static int phase_on(void)
     return perf_period >= (timed ? 100000u : 2u);
 }
 
+/* Opens TID's handler event (CGPROF_STACK_SYNC=2): user mode only, no
+ * ring, our signal at every overflow, to TID alone; its first period at
+ * random when PHASE.  The descriptor, or -1 (errno set). */
+CG_OWN static int open_handler_event(pid_t tid, int phase)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = event->type;
+    a.config = event->config;
+    a.sample_period = phase ? 1 + cg_random64(tid) % perf_period : perf_period;
+    if (phase && a.sample_period < MIN_FIRST_NS)
+        a.sample_period = MIN_FIRST_NS;
+    a.sample_type = PERF_SAMPLE_IP;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.disabled = 1;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct f_owner_ex own = {F_OWNER_TID, tid};
+    if (fd >= PHASE_FDS || fcntl(fd, F_SETSIG, cg_sample_sig) != 0 ||
+        fcntl(fd, F_SETOWN_EX, &own) != 0) {
+        close(fd);
+        errno = EMFILE;
+        return -1;
+    }
+    __atomic_store_n(&phased[fd], phase ? 1 : 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&hev[fd], 1, __ATOMIC_RELEASE);
+    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+        int e = errno;
+        __atomic_store_n(&hev[fd], 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&phased[fd], 0, __ATOMIC_RELEASE);
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 /* Opens the event for TID, its ring mapped; with a random first period,
  * the event is enabled only once our signal is set to reach TID at the
  * first overflow.  0, or -1 (errno set), or -2 if the ring could not be
@@ -286,6 +347,19 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     if (!event)
         return -1;
     int phase = phase_on();
+    /* handler events: the user-mode samples; the ring event below, if the
+     * kernel's may be sampled, takes those (at P from the start) */
+    int h = -1;
+    if (handler_mode) {
+        h = open_handler_event(tid, phase);
+        if (h < 0)
+            return -1;
+        phase = 0;
+        if (__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED)) {
+            *fdp = h;
+            return 0;
+        }
+    }
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -317,6 +391,7 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     int kernel = stack_copy && (event->kind == CG_EV_WALL || event->is_time) &&
                  !__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED);
     a.exclude_kernel = !kernel;
+    a.exclude_user = h >= 0;
     /* record --kernel: the kernel's frames of a sample taken in it (the
      * user frames come from the copy, as always); every event's records
      * have the same layout, with or without kernel samples */
@@ -326,11 +401,18 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     }
     a.disabled = phase;
     a.wakeup_events = phase; /* the first overflow signals the thread */
-    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    int fd = h >= 0 && !kernel
+                 ? -1
+                 : (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && kernel && (errno == EACCES || errno == EPERM)) {
         __atomic_store_n(&kernel_denied, 1, __ATOMIC_RELAXED);
         a.exclude_kernel = 1;
-        fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        if (h < 0)
+            fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0 && h >= 0) { /* user mode only: the handler event alone */
+        *fdp = h;
+        return 0;
     }
     if (fd < 0)
         return -1;
@@ -339,8 +421,14 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         int e = errno;
         close(fd);
         errno = e;
+        if (h >= 0) { /* no locked memory for the kernel's samples */
+            *fdp = h;
+            return 0;
+        }
         return -2; /* EPERM: the user's locked memory for rings is used up */
     }
+    if (h >= 0 && fd < PHASE_FDS)
+        hev_of[fd] = h + 1;
     /* stacks walked by the thread itself: its snapshot ring */
     struct snapring *q = NULL;
     if (sync_stacks && fd < PHASE_FDS && cg_sample_sig) {
@@ -391,10 +479,12 @@ CG_OWN static void end_phase(int fd)
         return;
     int saved = errno;
     uint64_t t0 = thread_cpu_ns();
-    fcntl(fd, F_SETFL, 0); /* no more signals... */
-    const struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
-    if (q && __atomic_load_n(&q->on, __ATOMIC_SEQ_CST))
-        fcntl(fd, F_SETFL, O_ASYNC); /* ...unless the sampler wants them for stacks */
+    if (!__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) { /* a handler event signals on */
+        fcntl(fd, F_SETFL, 0);                          /* no more signals... */
+        const struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
+        if (q && __atomic_load_n(&q->on, __ATOMIC_SEQ_CST))
+            fcntl(fd, F_SETFL, O_ASYNC); /* ...unless the sampler wants them for stacks */
+    }
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &perf_period);
     if (!cg_sampler_here())
         __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
@@ -443,6 +533,116 @@ CG_OWN static void snapshot(struct snapring *q, void *uc_)
     __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
 }
 
+/* Whether a handler event's signal (FIRST: its first, the random first
+ * period's) is a sample at the rate: not a second overflow of the first
+ * period, which the kernel can fire at the old period after the switch to
+ * P -- closer than 3P/4 to the first by the event's count.  Reads the
+ * count at the first two samples only.  Later signals are all kept: each
+ * is one overflow in user mode (those in the kernel send nothing), and
+ * one that waited, queued, while its thread blocked the signal is the
+ * time spent meanwhile, charged where the thread unblocked it, as the cpu
+ * event's timer charges its overruns. */
+CG_OWN static int keep_in_thread(int fd, int first)
+{
+    struct cg_tls *t = &cg_tls;
+    uint64_t c;
+    int saved = errno, keep = 1;
+    if (first) {
+        t->hev_fd = read(fd, &c, sizeof c) == (ssize_t)sizeof c ? fd + 1 : 0;
+        t->hev_last = c;
+    } else if (t->hev_fd == fd + 1) {
+        if (read(fd, &c, sizeof c) == (ssize_t)sizeof c && c - t->hev_last < perf_period / 4 * 3)
+            keep = 0;
+        else
+            t->hev_fd = 0;
+    }
+    errno = saved;
+    return keep;
+}
+
+/* T's handler event, or -1. */
+static int handler_fd(const struct tracked *t)
+{
+    if (t->fd < 0 || t->fd >= PHASE_FDS)
+        return -1;
+    if (__atomic_load_n(&hev[t->fd], __ATOMIC_ACQUIRE))
+        return t->fd;
+    return hev_of[t->fd] - 1;
+}
+
+/* At each scan: a thread whose handler event counted 32 periods or more
+ * with no sample taken, and whose /proc status says our signal is blocked,
+ * has its signals stopped (real-time signals queue: a thread that blocks
+ * them for long would fill the user's queue, and the kernel then sends
+ * SIGIO), and noted (THREADS flag 2); they start again once it unblocks. */
+static void watch_blocked(struct tracked *t)
+{
+    int h = handler_fd(t);
+    uint64_t c;
+    if (h < 0 || !t->rec || read(h, &c, sizeof c) != (ssize_t)sizeof c)
+        return;
+    uint64_t s = __atomic_load_n(&t->rec->samples, __ATOMIC_RELAXED);
+    uint64_t taken = __atomic_load_n(&t->rec->taken, __ATOMIC_RELAXED);
+    /* what no sample stands for, as note_late's: the event's clock less
+     * the thread's samples' periods (the kernel's time, where it may not
+     * be sampled; jitter) -- but not while its signals were stopped: the
+     * report says that time went unsampled, and why */
+    int64_t late = (int64_t)c - (int64_t)(s * perf_period);
+    if (!t->h_quiet)
+        __atomic_add_fetch(&late_ns, late - t->h_late, __ATOMIC_RELAXED);
+    t->h_late = late;
+    if (t->h_quiet) {
+        if (!cg_thread_sig_blocked(t->tid)) {
+            fcntl(h, F_SETFL, O_ASYNC);
+            t->h_quiet = 0;
+        }
+    } else if (t->h_seen && c - t->h_count >= 32 * perf_period && taken == t->h_samples &&
+               cg_thread_sig_blocked(t->tid)) {
+        fcntl(h, F_SETFL, 0);
+        t->h_quiet = 1;
+        __atomic_or_fetch(&t->rec->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
+    }
+    t->h_count = c;
+    t->h_samples = taken;
+    t->h_seen = 1;
+}
+
+/* A handler event's sample, in its thread's handler: counted and its
+ * stack walked here, as the cpu event's are (sample.c), or the runtime's
+ * if the thread was in the runtime's own code. */
+CG_OWN static void take_in_thread(void *uc_)
+{
+    struct cg_tls *t = &cg_tls;
+    if (!cg_recording)
+        return;
+    if (t->in_runtime) {
+        cg_runtime_samples_add(1);
+        return;
+    }
+    __atomic_add_fetch(&cg_sampling_inflight, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&cg_paused, __ATOMIC_SEQ_CST)) {
+        const ucontext_t *uc = uc_;
+        uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+        if (!cg_stacks_on) {
+            cg_sample_count_pc(pc);
+        } else {
+            struct cg_stree *tree;
+            const uintptr_t *frames;
+            unsigned n;
+            int cut;
+            uint32_t leaf = cg_stack_path_uc(uc_, &tree, &frames, &n, &cut);
+            if (frames && in_runtime(frames, n)) {
+                cg_runtime_samples_add(1);
+            } else {
+                cg_sample_count_pc(pc);
+                if (tree)
+                    cg_stree_take(tree, leaf, cut, 1);
+            }
+        }
+    }
+    __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
+}
+
 /* Our signal, sent by the kernel for descriptor FD (si_code > 0) with the
  * interrupted context UC: 1 if the descriptor is one of our events (its
  * first period ends now; with stacks, the thread's stack is walked), 0 if
@@ -451,6 +651,13 @@ CG_OWN int cg_sampler_phase_signal(int fd, void *uc)
 {
     if (fd < 0 || fd >= PHASE_FDS || !__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE))
         return 0;
+    if (__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) { /* every sample, taken here */
+        int first = __atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1;
+        end_phase(fd);
+        if (uc && keep_in_thread(fd, first))
+            take_in_thread(uc);
+        return 1;
+    }
     end_phase(fd);
     struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
     if (q && uc && __atomic_load_n(&q->on, __ATOMIC_ACQUIRE))
@@ -473,7 +680,11 @@ void cg_sampler_before_exec(void)
     for (int fd = 0; fd < PHASE_FDS; fd++) {
         struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
         if (q && __atomic_exchange_n(&q->on, 0, __ATOMIC_SEQ_CST))
-            fcntl(fd, F_SETFL, 0); /* nor for stacks */
+            fcntl(fd, F_SETFL, 0);                         /* nor for stacks */
+        if (__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) { /* nor for samples */
+            ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+            fcntl(fd, F_SETFL, 0);
+        }
         if (__atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1)
             end_phase(fd);
     }
@@ -490,8 +701,36 @@ void cg_sampler_before_exec(void)
     errno = saved;
 }
 
+int cg_sampler_in_threads(void)
+{
+    return handler_mode;
+}
+
+/* An exec returned (it failed): the handler events sample again (the
+ * stacks of ring events stay with their copies). */
+void cg_sampler_exec_failed(void)
+{
+    if (!handler_mode)
+        return;
+    int saved = errno;
+    for (int fd = 0; fd < PHASE_FDS; fd++)
+        if (__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) {
+            fcntl(fd, F_SETFL, O_ASYNC);
+            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+        }
+    errno = saved;
+}
+
 static void close_event(int fd, void *ring)
 {
+    if (fd >= 0 && fd < PHASE_FDS && hev_of[fd]) { /* its handler event too */
+        close_event(hev_of[fd] - 1, NULL);
+        hev_of[fd] = 0;
+    }
+    if (fd >= 0 && fd < PHASE_FDS && __atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) {
+        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+        __atomic_store_n(&hev[fd], 0, __ATOMIC_RELEASE);
+    }
     if (fd >= 0 && fd < PHASE_FDS && snaps[fd])
         __atomic_store_n(&snaps[fd]->on, 0, __ATOMIC_RELEASE);
     if (ring)
@@ -815,7 +1054,8 @@ static uint64_t drain(struct tracked *t, int final)
             memcpy(&c, rec + sizeof eh + 8, 8);
             if (t->phasing && !keep_sample(t, c)) {
                 /* a second sample of the first period: not a sample at the rate */
-            } else if (note_late(t, c), __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
+            } else if (handler_mode ? 0 : (note_late(t, c), 0),
+                       __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
             } else {
                 take_sample(t, rec + sizeof eh, n - sizeof eh);
@@ -836,6 +1076,8 @@ static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
     drain(t, 1);
+    if (handler_mode)
+        watch_blocked(t); /* its last count */
     if (t->rec)
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
     close_event(t->fd, t->ring);
@@ -1129,8 +1371,11 @@ static void *sampler_main(void *arg)
         if (__atomic_exchange_n(&cg_modules_stale, 0, __ATOMIC_ACQ_REL))
             cg_modules_snapshot();
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
-            for (size_t i = 0; event && i < ntrk; i++)
+            for (size_t i = 0; event && i < ntrk; i++) {
                 drain(&trk[i], 0); /* before a scan's slower work */
+                if (handler_mode)
+                    watch_blocked(&trk[i]);
+            }
             if (event)
                 scan();
             if (now - last_scan >= SCAN_NS)
@@ -1150,8 +1395,11 @@ static void *sampler_main(void *arg)
         if (flushing) {
             if (event)
                 scan();
-            for (size_t i = 0; i < ntrk; i++)
+            for (size_t i = 0; i < ntrk; i++) {
                 drain(&trk[i], 1);
+                if (handler_mode)
+                    watch_blocked(&trk[i]);
+            }
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
             syscall(SYS_futex, &flush_done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
         }
@@ -1181,7 +1429,9 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
         tick_ns = 1000000u;
     /* stacks walked by the sampled threads themselves, in our signal's
      * handler (CGPROF_STACK_SYNC=0: from the copies only, to compare) */
-    sync_stacks = cg_stacks_on && cg_stacks_sync && ev && cg_sample_sig;
+    sync_stacks = cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig;
+    handler_mode =
+        cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;
@@ -1250,15 +1500,15 @@ CG_OWN void cg_sampler_thread_open(void)
     int saved = errno;
     uint64_t t0 = thread_cpu_ns();
     pid_t tid = (pid_t)syscall(SYS_gettid);
+    /* its record first: a handler event's first sample may come at once */
+    struct cg_thread_rec *own = cg_thread_rec_self();
     int fd, phasing;
     void *ring;
     int rc = open_event(tid, &fd, &ring, &phasing);
     __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
-    struct cg_thread_rec *own = NULL;
     if (rc == 0) { /* the loader's and constructors' time, for the main thread */
         __atomic_add_fetch(&before_cpu_ns, t0, __ATOMIC_RELAXED);
-        own = cg_thread_rec_self(); /* its CPU time is final when it ends */
-        if (own)
+        if (own) /* its CPU time is final when it ends */
             own->base_ns = t0;
     }
     if (rc != 0) {
@@ -1341,6 +1591,9 @@ void cg_sampler_after_fork(void)
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE))
         return;
     running = 0;
+    /* the parent's handler events are shared with it: closed, not disabled */
+    memset(hev, 0, sizeof hev);
+    cg_tls.hev_fd = 0;
     for (size_t i = 0; i < ntrk; i++)
         close_event(trk[i].fd, trk[i].ring);
     for (size_t i = 0; i < NSLOTS; i++)

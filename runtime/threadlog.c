@@ -37,6 +37,7 @@ static struct cg_thread_rec *claim(pid_t tid)
     recs[i].samples = 0;
     recs[i].cpu_ns = 0;
     recs[i].base_ns = 0;
+    recs[i].taken = 0;
     recs[i].tid = tid;
     return &recs[i];
 }
@@ -78,9 +79,10 @@ static uint64_t thread_cpu_ns(pid_t tid)
  * thread), as the cpu event's per-thread timer needs it: a thread that
  * blocks it is never sampled, and the report says why.  Another thread's
  * mask is read from /proc (open and read are async-signal-safe). */
-static int sample_sig_blocked(pid_t tid)
+int cg_thread_sig_blocked(pid_t tid)
 {
-    if (!cg_event || cg_event->kind != CG_EV_CPU || !cg_sample_sig || !cg_hz)
+    if (!cg_event || (cg_event->kind != CG_EV_CPU && !cg_sampler_in_threads()) || !cg_sample_sig ||
+        !cg_hz)
         return 0;
     if (!tid) {
         sigset_t cur;
@@ -130,7 +132,10 @@ void cg_thread_rec_refresh(struct cg_thread_rec *r)
     uint64_t v = thread_cpu_ns(r->tid);
     if (v)
         r->cpu_ns = v;
-    if (sample_sig_blocked(r->tid))
+    /* (sampling in the threads, CGPROF_STACK_SYNC=2: the sampler notes a
+     * thread blocked only when its samples stop too, as a thread inside
+     * our handler has the signal blocked at that moment) */
+    if (cg_event && cg_event->kind == CG_EV_CPU && cg_thread_sig_blocked(r->tid))
         __atomic_or_fetch(&r->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
 }
 
@@ -143,7 +148,7 @@ void cg_thread_rec_end(void)
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
         t->rec->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    if (sample_sig_blocked(0))
+    if (cg_thread_sig_blocked(0))
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
     __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
     t->rec = NULL;

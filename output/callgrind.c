@@ -18,6 +18,8 @@
 #include "escape.h"
 #include "export.h"
 #include "linemap.h"
+#include "modmap.h"
+#include "symtab.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -96,12 +98,62 @@ static struct lcost *line_costs(const struct ex_model *m, struct linemap *lm, si
     return v;
 }
 
+/* Inlined function FUNC's source file and first line: of the lowest line
+ * that its own code's pcs among its frames fall on (those where it is the
+ * innermost inlined function), in the file of the first; "???" and 0 when
+ * the DWARF says nothing. */
+static const char *inl_file(const struct ex_model *m, struct linemap *lm, int func, unsigned *line)
+{
+    const char *best = NULL, *file, *name = ex_name(m, func);
+    unsigned l;
+    *line = 0;
+    for (size_t i = 0; lm && i < m->nnodes; i++) {
+        const struct dwi_inl *chain[1];
+        if (m->nodes[i].func != func || linemap_inline(lm, m->nodes[i].pc, chain, 1) == 0 ||
+            strcmp(chain[0]->name, name) != 0 || !linemap_find(lm, m->nodes[i].pc, &file, &l))
+            continue;
+        if (!best || (strcmp(file, best) == 0 && l < *line)) {
+            best = file;
+            *line = l;
+        }
+    }
+    return best ? best : "???";
+}
+
+/* Where CALLER's code has the copy of inlined function CALLEE: its call
+ * site in the DWARF (file and line of the call that was inlined), from a
+ * frame of CALLEE under one of CALLER.  0 when not known. */
+static int inl_call_site(const struct ex_model *m, struct linemap *lm, int caller, int callee,
+                         const char **file, unsigned *line)
+{
+    const char *name = ex_name(m, callee);
+    for (size_t i = 0; lm && i < m->nnodes; i++) {
+        const struct ex_node *x = &m->nodes[i];
+        if (x->func != callee || x->parent < 0 || m->nodes[x->parent].func != caller)
+            continue;
+        const struct dwi_inl *chain[EX_MAX_INLINE];
+        size_t n = linemap_inline(lm, x->pc, chain, EX_MAX_INLINE);
+        if (n > EX_MAX_INLINE)
+            n = EX_MAX_INLINE;
+        /* the outermost copy of that name: ex_inline's frames go outermost first */
+        while (n-- > 0)
+            if (strcmp(chain[n]->name, name) == 0 && chain[n]->call_file) {
+                *file = chain[n]->call_file;
+                *line = chain[n]->call_line;
+                return 1;
+            }
+    }
+    return 0;
+}
+
 /* FUNC's source file and first line from the DWARF, else the symbol
  * table's file name (or "???") and 0. */
 static const char *func_file(const struct ex_model *m, struct linemap *lm, int func, unsigned *line)
 {
     const char *file;
     *line = 0;
+    if (EX_IS_INLINED(m, func))
+        return inl_file(m, lm, func, line);
     if (func >= 0 && lm && linemap_find(lm, m->st->syms[func].addr, &file, line))
         return file;
     *line = 0;
@@ -116,21 +168,71 @@ static int by_caller(const void *a, const void *b)
     return (x->callee > y->callee) - (x->callee < y->callee);
 }
 
+/* With ex_inline, the calls counted from code inlined into a function are
+ * the inlined function's: each -pg arc whose call instruction lies in
+ * inlined code moves to the innermost inlined function there that the
+ * model has (its stacks' frames at that call name the same one).  ALL and
+ * CNT hold *K pairs, the first NARCS the call graph's arcs; pairs are
+ * added after them (room for the profile's arcs).  MOVED[i]: arc i lost
+ * calls so. */
+static void move_inlined_calls(const struct ex_model *m, struct linemap *lm, struct ex_edge *all,
+                               uint64_t *cnt, char *moved, size_t narcs, size_t *k)
+{
+    const struct cgdata *d = m->d;
+    for (size_t i = 0; i < d->narcs; i++) {
+        const struct cgdata_arc *a = &d->arcs[i];
+        uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
+        long caller = symtab_lookup(m->st, modmap_owned_return(m->st, from));
+        long callee =
+            symtab_lookup(m->st, modmap_owned(m->st, modmap_pc(d, a->self_module, a->self_addr)));
+        if (caller < 0 || callee < 0 || !from || a->count == 0)
+            continue;
+        const struct dwi_inl *chain[EX_MAX_INLINE];
+        size_t n = linemap_inline(lm, from - 1, chain, EX_MAX_INLINE);
+        int inl = -1;
+        for (size_t j = 0; j < n && j < EX_MAX_INLINE && inl < 0; j++)
+            inl = ex_inlined_func(m, chain[j]->name);
+        if (inl < 0)
+            continue;
+        size_t j = 0;
+        while (j < narcs && !(all[j].caller == (int)caller && all[j].callee == (int)callee))
+            j++;
+        if (j == narcs)
+            continue;
+        uint64_t c = a->count < cnt[j] ? a->count : cnt[j];
+        cnt[j] -= c;
+        moved[j] = 1;
+        size_t t = narcs;
+        while (t < *k && !(all[t].caller == inl && all[t].callee == (int)callee))
+            t++;
+        if (t == *k) {
+            all[t] = (struct ex_edge){inl, (int)callee, 0};
+            cnt[t] = 0;
+            moved[t] = 0;
+            (*k)++;
+        }
+        cnt[t] += c;
+    }
+}
+
 /* The pairs to print: every arc (count, and cost when measured) and every
  * measured call without an arc (count 0). */
-static struct ex_edge *pairs(const struct ex_model *m, uint64_t **counts, size_t *n)
+static struct ex_edge *pairs(const struct ex_model *m, struct linemap *lm, uint64_t **counts,
+                             size_t *n)
 {
     const struct callgraph *g = m->g;
     struct ex_edge *e = NULL;
-    size_t ne = 0;
+    size_t ne = 0, nmove = m->ninl && m->d && lm ? m->d->narcs : 0;
     if (m->has_stacks && ex_edge_costs(m, &e, &ne) != 0)
         return NULL;
-    struct ex_edge *all = malloc((ne + g->narcs + 1) * sizeof *all);
-    uint64_t *cnt = calloc(ne + g->narcs + 1, sizeof *cnt);
-    if (!all || !cnt) {
+    struct ex_edge *all = malloc((ne + g->narcs + nmove + 1) * sizeof *all);
+    uint64_t *cnt = calloc(ne + g->narcs + nmove + 1, sizeof *cnt);
+    char *moved = calloc(ne + g->narcs + nmove + 1, 1);
+    if (!all || !cnt || !moved) {
         free(e);
         free(all);
         free(cnt);
+        free(moved);
         return NULL;
     }
     size_t k = 0;
@@ -139,11 +241,14 @@ static struct ex_edge *pairs(const struct ex_model *m, uint64_t **counts, size_t
         all[k] = (struct ex_edge){a->parent, a->child, m->has_stacks ? 0 : a->time + a->child_time};
         cnt[k++] = a->count;
     }
+    if (nmove)
+        move_inlined_calls(m, lm, all, cnt, moved, g->narcs, &k);
+    size_t counted = k;
     for (size_t i = 0; i < ne; i++) {
         size_t j = 0;
-        while (j < g->narcs && !(all[j].caller == e[i].caller && all[j].callee == e[i].callee))
+        while (j < counted && !(all[j].caller == e[i].caller && all[j].callee == e[i].callee))
             j++;
-        if (j < g->narcs) {
+        if (j < counted) {
             all[j].cost = e[i].cost;
         } else {
             all[k] = e[i];
@@ -151,6 +256,15 @@ static struct ex_edge *pairs(const struct ex_model *m, uint64_t **counts, size_t
         }
     }
     free(e);
+    /* an arc whose calls all moved into inlined code, with no time left, goes */
+    size_t kept = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!(moved[i] && cnt[i] == 0 && all[i].cost == 0)) {
+            all[kept] = all[i];
+            cnt[kept++] = cnt[i];
+        }
+    k = kept;
+    free(moved);
     /* sort by caller, counts alongside */
     struct ex_edge *tmp = malloc((k + 1) * sizeof *tmp);
     if (!tmp) {
@@ -192,19 +306,24 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
 {
     const struct callgraph *g = m->g;
     struct cgw w = {out, m, m->timed ? 2 : 1};
-    double *self = calloc(g->nsyms + 1, sizeof *self);
+    size_t nf = g->nsyms + 1 + m->ninl; /* the inlined functions after slot nsyms */
+    double *self = calloc(nf, sizeof *self);
+    struct linemap lm;
+    int have_lm = self && linemap_init(&lm, m->d, m->prog) == 0;
+    if (have_lm && m->ninl)
+        lm.flags = DWI_INLINE;
     uint64_t *counts = NULL;
     size_t np = 0;
-    struct ex_edge *e = self ? pairs(m, &counts, &np) : NULL;
+    struct ex_edge *e = self ? pairs(m, have_lm ? &lm : NULL, &counts, &np) : NULL;
     if (!self || !e) {
+        if (have_lm)
+            linemap_free(&lm);
         free(self);
         return -1;
     }
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].func >= 0)
             self[m->nodes[i].func] += m->nodes[i].count;
-    struct linemap lm;
-    int have_lm = linemap_init(&lm, m->d, m->prog) == 0;
     size_t nl = 0, li = 0;
     struct lcost *lc = line_costs(m, have_lm ? &lm : NULL, &nl);
     if (!lc) {
@@ -246,9 +365,11 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         }
         fputc('\n', out);
     }
-    for (size_t f = 0; f < g->nsyms; f++) {
+    for (size_t f = 0; f < nf; f++) {
         int has_calls = k < np && e[k].caller == (int)f;
-        if (self[f] <= 0 && !has_calls && g->nodes[f].ncalls == 0 && g->nodes[f].self_calls == 0)
+        if (f == g->nsyms ||
+            (self[f] <= 0 && !has_calls &&
+             (f > g->nsyms || (g->nodes[f].ncalls == 0 && g->nodes[f].self_calls == 0))))
             continue;
         const char *file = func_file(m, have_lm ? &lm : NULL, (int)f, &fline);
         fprintf(out, "fl=%s\nfn=%s\n", esc_text(file), esc_text(ex_name(m, (int)f)));
@@ -271,10 +392,22 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         for (; k < np && e[k].caller == (int)f; k++) {
             int c = e[k].callee;
             const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
+            /* an inlined callee: at its call site (fi= when in another file) */
+            const char *sfile = file;
+            unsigned sline = fline;
+            if (EX_IS_INLINED(m, c) &&
+                !inl_call_site(m, have_lm ? &lm : NULL, (int)f, c, &sfile, &sline)) {
+                sfile = file;
+                sline = fline;
+            }
+            if (strcmp(sfile, file) != 0)
+                fprintf(out, "fi=%s\n", esc_text(sfile));
             fprintf(out, "cfl=%s\ncfn=%s\ncalls=%llu %u\n", esc_text(cfile),
                     esc_text(ex_name(m, c)), (unsigned long long)(counts[k] ? counts[k] : 1),
                     cline);
-            costs_at(&w, fline, e[k].cost);
+            costs_at(&w, sline, e[k].cost);
+            if (strcmp(sfile, file) != 0)
+                fprintf(out, "fe=%s\n", esc_text(file));
         }
         fputc('\n', out);
     }

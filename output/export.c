@@ -366,7 +366,9 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
     size_t n;
     if (ex_func_tree(m, &t, &n) != 0)
         return -1;
-    size_t nf = m->g->nsyms + 1, depth = tree_depth(t, n);
+    /* a slot per function: the call graph's, the truncated frames' (nsyms)
+     * and the inlined functions' (ex_inline) */
+    size_t nf = m->g->nsyms + 1 + m->ninl, depth = tree_depth(t, n);
     int *path = malloc((depth + 1) * sizeof *path);
     unsigned *stamp = calloc(nf, sizeof *stamp);
     struct pairmap pm = {0};
@@ -382,7 +384,7 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
         unsigned s = (unsigned)i + 1;
         for (size_t k = 0; k < len; k++) {
             int callee = t[path[k]].func;
-            size_t slot = callee >= 0 ? (size_t)callee : nf - 1;
+            size_t slot = callee >= 0 ? (size_t)callee : m->g->nsyms;
             if (stamp[slot] == s)
                 continue;
             stamp[slot] = s;
@@ -430,7 +432,7 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
 
 int ex_inclusive(const struct ex_model *m, double **out)
 {
-    double *incl = calloc(m->g->nsyms + 1, sizeof *incl);
+    double *incl = calloc(m->g->nsyms + 1 + m->ninl, sizeof *incl);
     if (!incl || walk(m, incl, NULL, NULL) != 0) {
         free(incl);
         return -1;

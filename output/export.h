@@ -95,7 +95,8 @@ struct ex_edge {
 };
 int ex_edge_costs(const struct ex_model *m, struct ex_edge **out, size_t *n);
 
-/* Samples with FUNC anywhere on the stack, per function (NSYMS entries). */
+/* Samples with FUNC anywhere on the stack, per function (NSYMS + 1 + NINL
+ * entries: the inlined functions after slot NSYMS). */
 int ex_inclusive(const struct ex_model *m, double **out);
 
 /* The formats. Each returns 0, or -1 on a write error (errno set). */

@@ -1,0 +1,164 @@
+#!/bin/sh
+# t0268: inlined frames in the callgrind export.  tests/progs/inlined.c at
+# -O2 -g -pg: inner() inlined into middle() inlined into work();
+# tests/progs/inlhdr.c: hdr_sum() of inlhdr.h inlined into outer().  With
+# `cgprof export -f callgrind --inline` each inlined function is an fn=
+# of its own file, called from where the DWARF says it was inlined, and
+# callgrind_annotate gives it the samples folded --inline gives it (and
+# the shares the programs measure of themselves); the -pg calls made from
+# inlined code are the inlined function's.  Without DWARF nothing changes
+# (libc6-dbg, where installed, gives libc's own code inline chains: the
+# program's functions are compared).
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || { test_skip "t0268" "no python3"; test_done; exit; }
+command -v callgrind_annotate >/dev/null || { test_skip "t0268" "no callgrind_annotate"; test_done; exit; }
+gcc -O2 -g -pg -no-pie "$PROGS/inlined.c" -o "$WORK/inlined" || exit 1
+gcc -O2 -g -pg -no-pie -I"$PROGS" "$PROGS/inlhdr.c" -o "$WORK/inlhdr" || exit 1
+cd "$WORK" || exit 1
+$CGPROF record -o in.data ./inlined >truth || exit 1
+$CGPROF_REAL export -f folded --inline in.data >inl.folded || exit 1
+$CGPROF_REAL export -f callgrind --inline -o inl.cg in.data || exit 1
+$CGPROF_REAL export -f callgrind -o plain.cg in.data || exit 1
+cd - >/dev/null || exit 1
+
+# self and inclusive samples per function from callgrind_annotate
+ca_py='
+import re, subprocess, sys
+def annotate(path, incl):
+    out = subprocess.run([\"callgrind_annotate\", \"--inclusive=\" + (\"yes\" if incl else \"no\"),
+                          \"--threshold=100\", path], capture_output=True, text=True).stdout
+    d = {}
+    for l in out.split(\"\\n\"):
+        m = re.match(r\"\\s*([\\d,]+)\\s.*?:(\\w+)( \\[.*\\])?\\s*\$\", l)
+        if m and \"file:function\" not in l:
+            d[m.group(2)] = int(m.group(1).replace(\",\", \"\"))
+    return d
+def folded(path, names):
+    s, c = {k: 0 for k in names}, {k: 0 for k in names}
+    for l in open(path):
+        stack, n = l.rsplit(\" \", 1)
+        fr = stack.split(\";\")
+        for k in names:
+            if k in fr:
+                c[k] += int(n)
+        if fr[-1] in s:
+            s[fr[-1]] += int(n)
+    return s, c
+'
+
+test_expect "callgrind --inline: callgrind_annotate's self and inclusive are folded --inline's, exactly" "
+    python3 -c \"$ca_py
+names = ('work', 'middle', 'inner')
+s, c = folded('inl.folded', names)
+a, i = annotate('inl.cg', False), annotate('inl.cg', True)
+got = ({k: a.get(k) for k in names}, {k: i.get(k) for k in names})
+print(got, (s, c))
+sys.exit(got != (s, c) or c['work'] < 200)
+\"
+"
+
+test_expect "callgrind --inline: inner, middle, work self shares as the program's clocks (5 points)" "
+    python3 -c \"$ca_py
+a = annotate('inl.cg', False)
+w, m, i, tot = [float(x) for x in open('truth').read().split()]
+want = {'work': 100 * (w - m) / w, 'middle': 100 * (m - i) / w, 'inner': 100 * i / w}
+t = sum(a[k] for k in want)
+got = {k: 100.0 * a[k] / t for k in want}
+print(got, want)
+sys.exit(any(abs(got[k] - want[k]) > 5 for k in want))
+\"
+"
+
+test_expect "callgrind --inline: same total, and inlined code's own lines and call sites" "
+    grep -q '^summary: ' inl.cg && test \"\$(grep '^summary: ' inl.cg)\" = \"\$(grep '^summary: ' plain.cg)\" &&
+    ml=\$(grep -n 's += middle(n);' $PROGS/inlined.c | cut -d: -f1) &&
+    il=\$(grep -n 's += inner(2 \* n);' $PROGS/inlined.c | cut -d: -f1) &&
+    ir=\$(awk '/inner\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
+    python3 -c \"
+import sys
+fn, cfn, after_calls, bad, lines = None, None, False, [], {}
+ml, il = \$ml, \$il
+lo, hi = [int(x) for x in '\$ir'.split('-')]
+for l in open('inl.cg').read().split('\\n'):
+    if l.startswith('fn='):
+        fn, cfn = l[3:], None
+    elif l.startswith('cfn='):
+        cfn = l[4:]
+    elif l.startswith('calls='):
+        after_calls = True
+    elif l and l[0].isdigit():
+        pos = int(l.split()[0])
+        if after_calls and (fn, cfn) in (('work', 'middle'), ('middle', 'inner')):
+            want = ml if cfn == 'middle' else il
+            if pos != want:
+                bad.append((fn, cfn, pos, want))
+            lines[(fn, cfn)] = pos
+        elif not after_calls and fn == 'inner' and int(l.split()[1]) > 0 and not lo <= pos <= hi:
+            bad.append(('inner line', pos))
+        after_calls = False
+print(lines, bad)
+sys.exit(bad or len(lines) != 2)
+\"
+"
+
+test_expect "callgrind --inline: cpu_ms's -pg calls 16 from work and 16 from inlined middle (32 in all)" "
+    python3 -c \"
+import sys
+def calls(path):
+    fn, cfn, d = None, None, {}
+    for l in open(path).read().split('\\n'):
+        if l.startswith('fn='):
+            fn = l[3:]
+        elif l.startswith('cfn='):
+            cfn = l[4:]
+        elif l.startswith('calls=') and cfn == 'cpu_ms':
+            d[fn] = int(l[6:].split()[0])
+    return d
+a, b = calls('plain.cg'), calls('inl.cg')
+print(a, b)
+sys.exit(a.get('work') != 32 or b.get('work') != 16 or b.get('middle') != 16 or a.get('main') != b.get('main'))
+\"
+"
+
+test_expect "callgrind --inline: a header's inline function is an fn= of the header, on its own lines" "
+    cd $WORK && $CGPROF record -o h.data ./inlhdr >htruth &&
+    $CGPROF_REAL export -f callgrind --inline -o h.cg h.data && cd - >/dev/null &&
+    hr=\$(awk '/hdr_sum\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlhdr.h) &&
+    python3 -c \"$ca_py
+import os
+lo, hi = [int(x) for x in '\$hr'.split('-')]
+fl, fn, bad, self = None, None, [], 0
+for l in open('h.cg').read().split('\\n'):
+    if l.startswith('fl='):
+        fl = l[3:]
+    elif l.startswith('fn='):
+        fn = l[3:]
+        if fn == 'hdr_sum' and os.path.basename(fl) != 'inlhdr.h':
+            bad.append(('file', fl))
+    elif l.startswith('c'):
+        fn = None if fn == 'hdr_sum' else fn
+    elif fn == 'hdr_sum' and l and l[0].isdigit():
+        pos, n = [int(x) for x in l.split()[:2]]
+        self += n
+        if n and not lo <= pos <= hi:
+            bad.append(('line', pos))
+o, h = [float(x) for x in open('htruth').read().split()]
+a = annotate('h.cg', True)
+share, want = 100.0 * a['hdr_sum'] / a['outer'], 100 * h / o
+print(self, a, share, want, bad)
+sys.exit(bad or self != a['hdr_sum'] or self < 100 or abs(share - want) > 5)
+\"
+"
+
+test_expect "no DWARF: callgrind --inline is callgrind without it" "
+    strip -g inlined -o inlined.nodw &&
+    $CGPROF record -o nodw.data ./inlined.nodw >/dev/null &&
+    $CGPROF_REAL export -f callgrind -o nodw.plain nodw.data &&
+    $CGPROF_REAL export -f callgrind --inline -o nodw.inl nodw.data &&
+    grep -q 'fn=work' nodw.inl && ! grep -Eq 'middle|inner' nodw.inl &&
+    awk -v RS= '/\\nfn=(main|work|cpu_ms)\\n/' nodw.plain >a && awk -v RS= '/\\nfn=(main|work|cpu_ms)\\n/' nodw.inl >b &&
+    test \$(grep -c '^fn=' a) = 3 && grep '^summary' nodw.plain >>a && grep '^summary' nodw.inl >>b && diff a b
+"
+
+test_done

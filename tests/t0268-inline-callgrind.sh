@@ -70,16 +70,18 @@ sys.exit(any(abs(got[k] - want[k]) > 5 for k in want))
 \"
 "
 
-test_expect "callgrind --inline: same total, and inlined code's own lines and call sites" "
+test_expect "callgrind --inline: same total; inlined functions on their own lines, called at their call sites" "
     grep -q '^summary: ' inl.cg && test \"\$(grep '^summary: ' inl.cg)\" = \"\$(grep '^summary: ' plain.cg)\" &&
     ml=\$(grep -n 's += middle(n);' $PROGS/inlined.c | cut -d: -f1) &&
     il=\$(grep -n 's += inner(2 \* n);' $PROGS/inlined.c | cut -d: -f1) &&
     ir=\$(awk '/inner\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
+    mr=\$(awk '/middle\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
     python3 -c \"
 import sys
 fn, cfn, after_calls, bad, lines = None, None, False, [], {}
 ml, il = \$ml, \$il
 lo, hi = [int(x) for x in '\$ir'.split('-')]
+mlo, mhi = [int(x) for x in '\$mr'.split('-')]
 for l in open('inl.cg').read().split('\\n'):
     if l.startswith('fn='):
         fn, cfn = l[3:], None
@@ -87,6 +89,10 @@ for l in open('inl.cg').read().split('\\n'):
         cfn = l[4:]
     elif l.startswith('calls='):
         after_calls = True
+        # the callee's first line: in its own body
+        r = {'inner': (lo, hi), 'middle': (mlo, mhi)}.get(cfn)
+        if r and not r[0] <= int(l.split()[1]) <= r[1]:
+            bad.append((cfn, 'first line', l))
     elif l and l[0].isdigit():
         pos = int(l.split()[0])
         if after_calls and (fn, cfn) in (('work', 'middle'), ('middle', 'inner')):

@@ -18,8 +18,6 @@
 #include "escape.h"
 #include "export.h"
 #include "linemap.h"
-#include "modmap.h"
-#include "symtab.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -168,51 +166,39 @@ static int by_caller(const void *a, const void *b)
     return (x->callee > y->callee) - (x->callee < y->callee);
 }
 
-/* With ex_inline, the calls counted from code inlined into a function are
- * the inlined function's: each -pg arc whose call instruction lies in
- * inlined code moves to the innermost inlined function there that the
- * model has (its stacks' frames at that call name the same one).  ALL and
- * CNT hold *K pairs, the first NARCS the call graph's arcs; pairs are
- * added after them (room for the profile's arcs).  MOVED[i]: arc i lost
- * calls so. */
-static void move_inlined_calls(const struct ex_model *m, struct linemap *lm, struct ex_edge *all,
-                               uint64_t *cnt, char *moved, size_t narcs, size_t *k)
+/* With ex_inline, the -pg calls made from inlined code are the inlined
+ * function's (ex_inline_calls).  ALL and CNT hold *K pairs, the first
+ * NARCS the call graph's arcs; pairs are added after them (room for the
+ * profile's arcs).  MOVED[i]: arc i lost calls so.  -1 out of memory. */
+static int move_inlined_calls(const struct ex_model *m, struct linemap *lm, struct ex_edge *all,
+                              uint64_t *cnt, char *moved, size_t narcs, size_t *k)
 {
-    const struct cgdata *d = m->d;
-    for (size_t i = 0; i < d->narcs; i++) {
-        const struct cgdata_arc *a = &d->arcs[i];
-        uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
-        long caller = symtab_lookup(m->st, modmap_owned_return(m->st, from));
-        long callee =
-            symtab_lookup(m->st, modmap_owned(m->st, modmap_pc(d, a->self_module, a->self_addr)));
-        if (caller < 0 || callee < 0 || !from || a->count == 0)
-            continue;
-        const struct dwi_inl *chain[EX_MAX_INLINE];
-        size_t n = linemap_inline(lm, from - 1, chain, EX_MAX_INLINE);
-        int inl = -1;
-        for (size_t j = 0; j < n && j < EX_MAX_INLINE && inl < 0; j++)
-            inl = ex_inlined_func(m, chain[j]->name);
-        if (inl < 0)
-            continue;
+    struct ex_moved *v;
+    size_t n;
+    if (ex_inline_calls(m, lm, &v, &n) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
         size_t j = 0;
-        while (j < narcs && !(all[j].caller == (int)caller && all[j].callee == (int)callee))
+        while (j < narcs && !(all[j].caller == v[i].caller && all[j].callee == v[i].callee))
             j++;
         if (j == narcs)
             continue;
-        uint64_t c = a->count < cnt[j] ? a->count : cnt[j];
+        uint64_t c = v[i].count < cnt[j] ? v[i].count : cnt[j];
         cnt[j] -= c;
         moved[j] = 1;
         size_t t = narcs;
-        while (t < *k && !(all[t].caller == inl && all[t].callee == (int)callee))
+        while (t < *k && !(all[t].caller == v[i].inlined && all[t].callee == v[i].callee))
             t++;
         if (t == *k) {
-            all[t] = (struct ex_edge){inl, (int)callee, 0};
+            all[t] = (struct ex_edge){v[i].inlined, v[i].callee, 0};
             cnt[t] = 0;
             moved[t] = 0;
             (*k)++;
         }
         cnt[t] += c;
     }
+    free(v);
+    return 0;
 }
 
 /* The pairs to print: every arc (count, and cost when measured) and every
@@ -241,8 +227,13 @@ static struct ex_edge *pairs(const struct ex_model *m, struct linemap *lm, uint6
         all[k] = (struct ex_edge){a->parent, a->child, m->has_stacks ? 0 : a->time + a->child_time};
         cnt[k++] = a->count;
     }
-    if (nmove)
-        move_inlined_calls(m, lm, all, cnt, moved, g->narcs, &k);
+    if (nmove && move_inlined_calls(m, lm, all, cnt, moved, g->narcs, &k) != 0) {
+        free(e);
+        free(all);
+        free(cnt);
+        free(moved);
+        return NULL;
+    }
     size_t counted = k;
     for (size_t i = 0; i < ne; i++) {
         size_t j = 0;

@@ -293,6 +293,39 @@ oom:
     return -1;
 }
 
+int ex_inline_calls(const struct ex_model *m, struct linemap *lm, struct ex_moved **out, size_t *n)
+{
+    const struct cgdata *d = m->d;
+    size_t k = 0;
+    *out = NULL;
+    *n = 0;
+    if (!d || !m->ninl || !lm || !d->narcs)
+        return 0;
+    struct ex_moved *v = malloc(d->narcs * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < d->narcs; i++) {
+        const struct cgdata_arc *a = &d->arcs[i];
+        uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
+        /* the functions as the call graph's arcs have them (src_sites_build's) */
+        long caller = symtab_lookup(m->st, modmap_owned_return(m->st, from));
+        long callee =
+            symtab_lookup(m->st, modmap_owned(m->st, modmap_pc(d, a->self_module, a->self_addr)));
+        if (caller < 0 || callee < 0 || !from || a->count == 0)
+            continue;
+        const struct dwi_inl *chain[EX_MAX_INLINE];
+        size_t nc = linemap_inline(lm, from - 1, chain, EX_MAX_INLINE);
+        int inl = -1;
+        for (size_t j = 0; j < nc && j < EX_MAX_INLINE && inl < 0; j++)
+            inl = ex_inlined_func(m, chain[j]->name);
+        if (inl >= 0)
+            v[k++] = (struct ex_moved){(int)caller, (int)callee, inl, a->count};
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
 int ex_func_tree(const struct ex_model *m, struct ex_fnode **out, size_t *n)
 {
     struct ex_fnode *t = malloc((m->nnodes + 1) * sizeof *t);

@@ -171,7 +171,7 @@ test_expect "no DWARF: --inline changes nothing" "
 
 test_expect "--inline with another format: a clear usage error" "
     ! $CGPROF_REAL export -f dot --inline -o x.out in.data 2>err &&
-    grep -q 'inline.*folded, pprof and callgrind' err && ! test -e x.out
+    grep -q 'inline.*folded, pprof, callgrind and html' err && ! test -e x.out
 "
 
 test_done

@@ -1,12 +1,14 @@
 #!/bin/sh
-# t0268: inlined frames in the callgrind export.  tests/progs/inlined.c at
+# t0268: inlined frames in the callgrind and html exports.  tests/progs/inlined.c at
 # -O2 -g -pg: inner() inlined into middle() inlined into work();
 # tests/progs/inlhdr.c: hdr_sum() of inlhdr.h inlined into outer().  With
 # `cgprof export -f callgrind --inline` each inlined function is an fn=
 # of its own file, called from where the DWARF says it was inlined, and
 # callgrind_annotate gives it the samples folded --inline gives it (and
 # the shares the programs measure of themselves); the -pg calls made from
-# inlined code are the inlined function's.  Without DWARF nothing changes
+# inlined code are the inlined function's.  The html page's data has the
+# same functions, marked inlined, and the same calls; Chromium's flat
+# profile shows them.  Without DWARF nothing changes
 # (libc6-dbg, where installed, gives libc's own code inline chains: the
 # program's functions are compared).
 . "$(dirname "$0")/lib.sh"
@@ -156,6 +158,38 @@ print(self, a, share, want, bad)
 sys.exit(bad or self != a['hdr_sum'] or self < 100 or abs(share - want) > 5)
 \"
 "
+
+test_expect "html --inline: the page's data has folded's inner, middle, work, marked inlined, and the calls moved" "
+    $CGPROF_REAL export -f html --inline -o inl.html in.data &&
+    python3 -c \"$ca_py
+import json, re
+d = json.loads(re.search(r'<script id=\\\"cgprof-data\\\" type=\\\"application/json\\\">(.*?)</script>',
+                         open('inl.html').read(), re.S).group(1))
+F = d['f']
+names = ('work', 'middle', 'inner')
+s, c = folded('inl.folded', names)
+got = {x[0]: (x[1], x[2], len(x) > 6 and x[6] == 1) for x in F if x[0] in names}
+want = {k: (s[k], c[k], k != 'work') for k in names}
+a = d['a']
+calls = {(F[a[i]][0], F[a[i + 1]][0]): a[i + 2] for i in range(0, len(a), 4)}
+cm = (calls.get(('work', 'cpu_ms')), calls.get(('middle', 'cpu_ms')), calls.get(('work', 'middle')))
+tot = sum(l.rsplit(' ', 1)[1] and int(l.rsplit(' ', 1)[1]) for l in open('inl.folded'))
+print(got, want, cm, d['total'], tot, sum(x[1] for x in F))
+sys.exit(got != want or cm != (16, 16, None) or d['total'] != tot or sum(x[1] for x in F) != tot)
+\"
+"
+
+if command -v chromium >/dev/null; then
+    test_expect "html --inline: Chromium's flat profile lists inner and middle as inlined" "
+        cd $WORK && chromium --headless --no-sandbox --disable-gpu --window-size=1200,800 \
+            --dump-dom \"file://\$PWD/inl.html#view=flat\" 2>/dev/null >dom && cd - >/dev/null &&
+        grep -q '<tr data-fn=\"inner\"><td class=\"name\"><a href=\"#\" data-id=\"[0-9]*\">inner</a><span class=\"inl\"> (inlined)</span></td>' $WORK/dom &&
+        grep -q '<tr data-fn=\"middle\"><td class=\"name\"><a [^>]*>middle</a><span class=\"inl\"> (inlined)</span></td>' $WORK/dom &&
+        grep -q '<tr data-fn=\"work\"><td class=\"name\"><a [^>]*>work</a></td>' $WORK/dom
+    "
+else
+    test_skip "html --inline: Chromium's flat profile" "no chromium"
+fi
 
 test_expect "no DWARF: callgrind --inline is callgrind without it" "
     strip -g inlined -o inlined.nodw &&

@@ -8,7 +8,8 @@
 # the shares the programs measure of themselves); the -pg calls made from
 # inlined code are the inlined function's.  The html page's data has the
 # same functions, marked inlined, and the same calls; Chromium's flat
-# profile shows them.  Without DWARF nothing changes
+# profile shows them.  report --json gives each stack frame the inline
+# chain binutils' addr2line -i gives its address.  Without DWARF nothing changes
 # (libc6-dbg, where installed, gives libc's own code inline chains: the
 # program's functions are compared).
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,9 @@ $CGPROF_REAL export -f folded --inline in.data >inl.folded || exit 1
 $CGPROF_REAL export -f callgrind --inline -o inl.cg in.data || exit 1
 $CGPROF_REAL export -f callgrind -o plain.cg in.data || exit 1
 cd - >/dev/null || exit 1
+# the lines where middle and inner are inlined
+ml=$(grep -n 's += middle(n);' "$PROGS/inlined.c" | cut -d: -f1)
+il=$(grep -n 's += inner(2 \* n);' "$PROGS/inlined.c" | cut -d: -f1)
 
 # self and inclusive samples per function from callgrind_annotate
 ca_py='
@@ -74,8 +78,6 @@ sys.exit(any(abs(got[k] - want[k]) > 5 for k in want))
 
 test_expect "callgrind --inline: same total; inlined functions on their own lines, called at their call sites" "
     grep -q '^summary: ' inl.cg && test \"\$(grep '^summary: ' inl.cg)\" = \"\$(grep '^summary: ' plain.cg)\" &&
-    ml=\$(grep -n 's += middle(n);' $PROGS/inlined.c | cut -d: -f1) &&
-    il=\$(grep -n 's += inner(2 \* n);' $PROGS/inlined.c | cut -d: -f1) &&
     ir=\$(awk '/inner\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
     mr=\$(awk '/middle\(long n\)/ { s = NR } s && /^}/ { print s \"-\" NR; exit }' $PROGS/inlined.c) &&
     python3 -c \"
@@ -190,6 +192,41 @@ if command -v chromium >/dev/null; then
 else
     test_skip "html --inline: Chromium's flat profile" "no chromium"
 fi
+
+test_expect "report --json: each stack frame's inline chain is addr2line -i's, and inner, middle, work get folded's samples" "
+    cd $WORK && $CGPROF_REAL report --json in.data >in.json && cd - >/dev/null &&
+    python3 -c \"
+import json, subprocess, sys
+d = json.load(open('in.json'))
+nodes = [n for n in d['stacks']['nodes'] if n.get('function') == 'work']
+addrs = sorted({n['address'] for n in nodes})
+out = subprocess.run(['addr2line', '-a', '-f', '-i', '-e', 'inlined'] + addrs, capture_output=True,
+                     text=True).stdout.split('\\n')
+a2l, cur = {}, None
+for l in out:
+    if l.startswith('0x'):
+        cur = a2l.setdefault(int(l, 16), [])
+    elif l and ':' not in l:
+        cur.append(l)
+bad, c = [], {'work': 0, 'middle': 0, 'inner': 0}
+for n in nodes:
+    got = [x['function'] for x in n.get('inlined', [])][::-1] + ['work']
+    if got != a2l[int(n['address'], 16)]:
+        bad.append((n['address'], got, a2l[int(n['address'], 16)]))
+    c[got[0]] += n['count']
+    calls = [(x['function'], x['call_line']) for x in n.get('inlined', [])]
+    if calls and calls[0] != ('middle', \$ml) or len(calls) > 1 and calls[1] != ('inner', \$il):
+        bad.append(calls)
+want = {}
+for l in open('inl.folded'):
+    stack, k = l.rsplit(' ', 1)
+    f = stack.split(';')
+    if 'work' in f and f[-1] in c:
+        want[f[-1]] = want.get(f[-1], 0) + int(k)
+print(c, want, len(nodes), bad[:5])
+sys.exit(bad or c != want or sum(1 for n in nodes if n.get('inlined')) < 3)
+\"
+"
 
 test_expect "no DWARF: callgrind --inline is callgrind without it" "
     strip -g inlined -o inlined.nodw &&

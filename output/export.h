@@ -80,8 +80,7 @@ struct ex_moved {
     uint64_t count;
 };
 struct linemap;
-int ex_inline_calls(const struct ex_model *m, struct linemap *lm, struct ex_moved **out,
-                    size_t *n);
+int ex_inline_calls(const struct ex_model *m, struct linemap *lm, struct ex_moved **out, size_t *n);
 
 /* The shown name of node N's function ("[truncated]" for a cut stack). */
 const char *ex_name(const struct ex_model *m, int func);

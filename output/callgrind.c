@@ -96,62 +96,119 @@ static struct lcost *line_costs(const struct ex_model *m, struct linemap *lm, si
     return v;
 }
 
-/* Inlined function FUNC's source file and first line: of the lowest line
- * that its own code's pcs among its frames fall on (those where it is the
- * innermost inlined function), in the file of the first; "???" and 0 when
- * the DWARF says nothing. */
-static const char *inl_file(const struct ex_model *m, struct linemap *lm, int func, unsigned *line)
+/* With ex_inline, from one pass over the frames: each inlined function's
+ * source file and first line -- the lowest line its own code's pcs fall
+ * on (frames where it is the innermost inlined function), in the file of
+ * the first -- and where each function has the copy of an inlined one:
+ * the call site in the DWARF (file and line of the call that was
+ * inlined; the outermost copy of that name at the frame, as ex_inline's
+ * frames go outermost first). */
+struct inlsite {
+    int caller, callee;
+    size_t order; /* the frame's: the first found wins */
+    const char *file;
+    unsigned line;
+};
+struct inlinfo {
+    const char **file; /* per inlined function; NULL: not known */
+    unsigned *line;
+    struct inlsite *site; /* by caller, callee */
+    size_t nsite;
+};
+
+static int site_cmp(const void *a, const void *b)
 {
-    const char *best = NULL, *file, *name = ex_name(m, func);
-    unsigned l;
-    *line = 0;
-    for (size_t i = 0; lm && i < m->nnodes; i++) {
-        const struct dwi_inl *chain[1];
-        if (m->nodes[i].func != func || linemap_inline(lm, m->nodes[i].pc, chain, 1) == 0 ||
-            strcmp(chain[0]->name, name) != 0 || !linemap_find(lm, m->nodes[i].pc, &file, &l))
-            continue;
-        if (!best || (strcmp(file, best) == 0 && l < *line)) {
-            best = file;
-            *line = l;
-        }
-    }
-    return best ? best : "???";
+    const struct inlsite *x = a, *y = b;
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
+    if (x->callee != y->callee)
+        return x->callee < y->callee ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
 }
 
-/* Where CALLER's code has the copy of inlined function CALLEE: its call
- * site in the DWARF (file and line of the call that was inlined), from a
- * frame of CALLEE under one of CALLER.  0 when not known. */
-static int inl_call_site(const struct ex_model *m, struct linemap *lm, int caller, int callee,
-                         const char **file, unsigned *line)
+static void inl_info_free(struct inlinfo *ii)
 {
-    const char *name = ex_name(m, callee);
-    for (size_t i = 0; lm && i < m->nnodes; i++) {
+    free(ii->file);
+    free(ii->line);
+    free(ii->site);
+    memset(ii, 0, sizeof *ii);
+}
+
+/* 0, or -1 out of memory. */
+static int inl_info(struct inlinfo *ii, const struct ex_model *m, struct linemap *lm)
+{
+    memset(ii, 0, sizeof *ii);
+    if (!m->ninl || !lm)
+        return 0;
+    ii->file = calloc(m->ninl, sizeof *ii->file);
+    ii->line = calloc(m->ninl, sizeof *ii->line);
+    ii->site = malloc((m->nnodes + 1) * sizeof *ii->site);
+    if (!ii->file || !ii->line || !ii->site) {
+        inl_info_free(ii);
+        return -1;
+    }
+    for (size_t i = 0; i < m->nnodes; i++) {
         const struct ex_node *x = &m->nodes[i];
-        if (x->func != callee || x->parent < 0 || m->nodes[x->parent].func != caller)
+        if (!EX_IS_INLINED(m, x->func))
             continue;
+        const char *name = ex_name(m, x->func), *file;
         const struct dwi_inl *chain[EX_MAX_INLINE];
-        size_t n = linemap_inline(lm, x->pc, chain, EX_MAX_INLINE);
+        size_t n = linemap_inline(lm, x->pc, chain, EX_MAX_INLINE), k = x->func - m->g->nsyms - 1;
+        unsigned l;
         if (n > EX_MAX_INLINE)
             n = EX_MAX_INLINE;
-        /* the outermost copy of that name: ex_inline's frames go outermost first */
+        if (n && strcmp(chain[0]->name, name) == 0 && linemap_find(lm, x->pc, &file, &l) &&
+            (!ii->file[k] || (strcmp(file, ii->file[k]) == 0 && l < ii->line[k]))) {
+            ii->file[k] = file;
+            ii->line[k] = l;
+        }
+        if (x->parent < 0)
+            continue;
         while (n-- > 0)
             if (strcmp(chain[n]->name, name) == 0 && chain[n]->call_file) {
-                *file = chain[n]->call_file;
-                *line = chain[n]->call_line;
-                return 1;
+                ii->site[ii->nsite++] = (struct inlsite){m->nodes[x->parent].func, x->func, i,
+                                                         chain[n]->call_file, chain[n]->call_line};
+                break;
             }
     }
+    if (ii->nsite > 1)
+        qsort(ii->site, ii->nsite, sizeof *ii->site, site_cmp);
     return 0;
+}
+
+/* Where CALLER's code has the copy of inlined function CALLEE (struct
+ * inlinfo).  0 when not known. */
+static int inl_call_site(const struct inlinfo *ii, int caller, int callee, const char **file,
+                         unsigned *line)
+{
+    size_t lo = 0, hi = ii->nsite;
+    while (lo < hi) { /* the first of the pair: its earliest frame */
+        size_t mid = lo + (hi - lo) / 2;
+        const struct inlsite *x = &ii->site[mid];
+        if (x->caller < caller || (x->caller == caller && x->callee < callee))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == ii->nsite || ii->site[lo].caller != caller || ii->site[lo].callee != callee)
+        return 0;
+    *file = ii->site[lo].file;
+    *line = ii->site[lo].line;
+    return 1;
 }
 
 /* FUNC's source file and first line from the DWARF, else the symbol
  * table's file name (or "???") and 0. */
-static const char *func_file(const struct ex_model *m, struct linemap *lm, int func, unsigned *line)
+static const char *func_file(const struct ex_model *m, struct linemap *lm, const struct inlinfo *ii,
+                             int func, unsigned *line)
 {
     const char *file;
     *line = 0;
-    if (EX_IS_INLINED(m, func))
-        return inl_file(m, lm, func, line);
+    if (EX_IS_INLINED(m, func)) {
+        size_t k = (size_t)func - m->g->nsyms - 1;
+        *line = ii->file && ii->file[k] ? ii->line[k] : 0;
+        return ii->file && ii->file[k] ? ii->file[k] : "???";
+    }
     if (func >= 0 && lm && linemap_find(lm, m->st->syms[func].addr, &file, line))
         return file;
     *line = 0;
@@ -317,7 +374,9 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
             self[m->nodes[i].func] += m->nodes[i].count;
     size_t nl = 0, li = 0;
     struct lcost *lc = line_costs(m, have_lm ? &lm : NULL, &nl);
-    if (!lc) {
+    struct inlinfo ii;
+    if (!lc || inl_info(&ii, m, have_lm ? &lm : NULL) != 0) {
+        free(lc);
         if (have_lm)
             linemap_free(&lm);
         free(self);
@@ -349,7 +408,7 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         costs(&w, 0);
         for (; k < np && e[k].caller == EX_TRUNCATED; k++) {
             int c = e[k].callee;
-            const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
+            const char *cfile = func_file(m, have_lm ? &lm : NULL, &ii, c, &cline);
             fprintf(out, "cfl=%s\ncfn=%s\ncalls=1 %u\n", esc_text(cfile), esc_text(ex_name(m, c)),
                     cline);
             costs(&w, e[k].cost);
@@ -362,7 +421,7 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
             (self[f] <= 0 && !has_calls &&
              (f > g->nsyms || (g->nodes[f].ncalls == 0 && g->nodes[f].self_calls == 0))))
             continue;
-        const char *file = func_file(m, have_lm ? &lm : NULL, (int)f, &fline);
+        const char *file = func_file(m, have_lm ? &lm : NULL, &ii, (int)f, &fline);
         fprintf(out, "fl=%s\nfn=%s\n", esc_text(file), esc_text(ex_name(m, (int)f)));
         while (li < nl && lc[li].func < (int)f)
             li++;
@@ -382,12 +441,11 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
             fprintf(out, "fe=%s\n", esc_text(file));
         for (; k < np && e[k].caller == (int)f; k++) {
             int c = e[k].callee;
-            const char *cfile = func_file(m, have_lm ? &lm : NULL, c, &cline);
+            const char *cfile = func_file(m, have_lm ? &lm : NULL, &ii, c, &cline);
             /* an inlined callee: at its call site (fi= when in another file) */
             const char *sfile = file;
             unsigned sline = fline;
-            if (EX_IS_INLINED(m, c) &&
-                !inl_call_site(m, have_lm ? &lm : NULL, (int)f, c, &sfile, &sline)) {
+            if (EX_IS_INLINED(m, c) && !inl_call_site(&ii, (int)f, c, &sfile, &sline)) {
                 sfile = file;
                 sline = fline;
             }
@@ -403,6 +461,7 @@ int ex_write_callgrind(FILE *out, const struct ex_model *m)
         fputc('\n', out);
     }
     free(lc);
+    inl_info_free(&ii);
     if (have_lm)
         linemap_free(&lm);
     free(self);

@@ -37,8 +37,9 @@ static void export_usage(FILE *f)
         "  -a, --no-static       leave out static functions (as report -a)\n"
         "  --no-demangle         C++ names as they are in the symbol table\n"
         "  --kernel              the kernel's functions in the stacks (as report --kernel)\n"
-        "  --inline              folded, pprof: code inlined from other functions as\n"
-        "                        their own frames, from the DWARF (docs/export.md)\n"
+        "  --inline              folded, pprof, callgrind, html: code inlined from\n"
+        "                        other functions as their own frames, from the DWARF\n"
+        "                        (docs/export.md)\n"
         "  -h, --help            this help\n"
         "  -v, -V, --version     the version\n",
         f);
@@ -153,8 +154,11 @@ static int parse_args(int argc, char **argv, struct export_args *a)
         fprintf(stderr, "cgprof export: which format? -f pprof|callgrind|folded|dot|html\n");
         return 2;
     }
-    if (a->inline_frames && a->fmt != F_FOLDED && a->fmt != F_PPROF) {
-        fprintf(stderr, "cgprof export: --inline is for -f folded and pprof only (so far)\n");
+    if (a->inline_frames && a->fmt != F_FOLDED && a->fmt != F_PPROF && a->fmt != F_CALLGRIND &&
+        a->fmt != F_HTML) {
+        fprintf(
+            stderr,
+            "cgprof export: --inline is for -f folded, pprof, callgrind and html only (so far)\n");
         return 2;
     }
     if (!a->output)

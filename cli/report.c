@@ -783,9 +783,12 @@ static int analyze_and_print(struct report_args *a, const struct symtab *st,
         struct linemap lm;
         int have = cd && src_lines_build(&lines, cd) == 0;
         int have_lm = cd && linemap_init(&lm, cd, NULL) == 0;
+        if (have_lm)
+            lm.flags = DWI_INLINE; /* the stacks' inline chains */
         int have_sites = have_lm && src_sites_build(&sites, cd, st, &lm) == 0;
         json_print(stdout, &g, prog, gd->lost_calls, cd ? cd->threads : NULL, cd ? cd->nthreads : 0,
-                   has_stacks ? &stk : NULL, have ? &lines : NULL, have_sites ? &sites : NULL, cd);
+                   has_stacks ? &stk : NULL, have ? &lines : NULL, have_sites ? &sites : NULL, cd,
+                   have_lm ? &lm : NULL);
         if (have)
             src_lines_free(&lines);
         if (have_sites)

@@ -293,6 +293,39 @@ oom:
     return -1;
 }
 
+int ex_inline_calls(const struct ex_model *m, struct linemap *lm, struct ex_moved **out, size_t *n)
+{
+    const struct cgdata *d = m->d;
+    size_t k = 0;
+    *out = NULL;
+    *n = 0;
+    if (!d || !m->ninl || !lm || !d->narcs)
+        return 0;
+    struct ex_moved *v = malloc(d->narcs * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < d->narcs; i++) {
+        const struct cgdata_arc *a = &d->arcs[i];
+        uint64_t from = modmap_pc(d, a->from_module, a->from_addr);
+        /* the functions as the call graph's arcs have them (src_sites_build's) */
+        long caller = symtab_lookup(m->st, modmap_owned_return(m->st, from));
+        long callee =
+            symtab_lookup(m->st, modmap_owned(m->st, modmap_pc(d, a->self_module, a->self_addr)));
+        if (caller < 0 || callee < 0 || !from || a->count == 0)
+            continue;
+        const struct dwi_inl *chain[EX_MAX_INLINE];
+        size_t nc = linemap_inline(lm, from - 1, chain, EX_MAX_INLINE);
+        int inl = -1;
+        for (size_t j = 0; j < nc && j < EX_MAX_INLINE && inl < 0; j++)
+            inl = ex_inlined_func(m, chain[j]->name);
+        if (inl >= 0)
+            v[k++] = (struct ex_moved){(int)caller, (int)callee, inl, a->count};
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
 int ex_func_tree(const struct ex_model *m, struct ex_fnode **out, size_t *n)
 {
     struct ex_fnode *t = malloc((m->nnodes + 1) * sizeof *t);
@@ -366,7 +399,9 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
     size_t n;
     if (ex_func_tree(m, &t, &n) != 0)
         return -1;
-    size_t nf = m->g->nsyms + 1, depth = tree_depth(t, n);
+    /* a slot per function: the call graph's, the truncated frames' (nsyms)
+     * and the inlined functions' (ex_inline) */
+    size_t nf = m->g->nsyms + 1 + m->ninl, depth = tree_depth(t, n);
     int *path = malloc((depth + 1) * sizeof *path);
     unsigned *stamp = calloc(nf, sizeof *stamp);
     struct pairmap pm = {0};
@@ -382,7 +417,7 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
         unsigned s = (unsigned)i + 1;
         for (size_t k = 0; k < len; k++) {
             int callee = t[path[k]].func;
-            size_t slot = callee >= 0 ? (size_t)callee : nf - 1;
+            size_t slot = callee >= 0 ? (size_t)callee : m->g->nsyms;
             if (stamp[slot] == s)
                 continue;
             stamp[slot] = s;
@@ -430,7 +465,7 @@ static int walk(const struct ex_model *m, double *incl, struct ex_edge **edges, 
 
 int ex_inclusive(const struct ex_model *m, double **out)
 {
-    double *incl = calloc(m->g->nsyms + 1, sizeof *incl);
+    double *incl = calloc(m->g->nsyms + 1 + m->ninl, sizeof *incl);
     if (!incl || walk(m, incl, NULL, NULL) != 0) {
         free(incl);
         return -1;

@@ -68,6 +68,20 @@ int ex_inline(struct ex_model *m, char *err, size_t errsz);
 /* The func of inlined function NAME in M (ex_inline), or -1. */
 int ex_inlined_func(const struct ex_model *m, const char *name);
 
+/* With ex_inline: the -pg calls made from inlined code.  Each of the
+ * profile's arcs whose call instruction (return address - 1) lies in code
+ * inlined into CALLER, in the innermost inlined function there that M has
+ * (INLINED, as the stacks' frames at that call name it), gives one entry:
+ * COUNT of CALLER's calls to CALLEE are INLINED's.  LM: a linemap of M's
+ * profile with DWI_INLINE.  0 (none for gmon.out or without inlined
+ * functions), or -1 out of memory. */
+struct ex_moved {
+    int caller, callee, inlined;
+    uint64_t count;
+};
+struct linemap;
+int ex_inline_calls(const struct ex_model *m, struct linemap *lm, struct ex_moved **out, size_t *n);
+
 /* The shown name of node N's function ("[truncated]" for a cut stack). */
 const char *ex_name(const struct ex_model *m, int func);
 
@@ -95,7 +109,8 @@ struct ex_edge {
 };
 int ex_edge_costs(const struct ex_model *m, struct ex_edge **out, size_t *n);
 
-/* Samples with FUNC anywhere on the stack, per function (NSYMS entries). */
+/* Samples with FUNC anywhere on the stack, per function (NSYMS + 1 + NINL
+ * entries: the inlined functions after slot NSYMS). */
 int ex_inclusive(const struct ex_model *m, double **out);
 
 /* The formats. Each returns 0, or -1 on a write error (errno set). */

@@ -6,7 +6,8 @@
  *
  * The JSON: prog, event, timed, rate, total and stacks (whether the
  * profile had them); f, the functions, each [name, self, total, calls,
- * recursive calls, cycle]; t, the stacks merged by function as triples
+ * recursive calls, cycle], an inlined function (--inline) with a 7th
+ * element 1 and its calls null; t, the stacks merged by function as triples
  * (parent, function, self) with parents first (-1: outermost); a, the
  * calls as quadruples (caller, callee, count, cost).  Calls not counted
  * (code without -pg, calls seen only in the stacks) are null, shown blank
@@ -63,10 +64,24 @@ static void put_num(FILE *out, double v)
 struct hw {
     FILE *out;
     const struct ex_model *m;
-    int *idx; /* callgraph function -> position in f, or -1 */
+    int *idx; /* function (inlined ones after slot nsyms) -> position in f, or -1 */
     int truncated;
     double *self, *incl;
+    struct ex_moved *moved; /* ex_inline_calls */
+    size_t nmoved;
 };
+
+/* The -pg calls of CALLER to CALLEE that W's moved list gives to inlined
+ * functions (CALLER an inlined one: those given to it). */
+static uint64_t moved_calls(const struct hw *w, int caller, int callee, int to_inlined)
+{
+    uint64_t c = 0;
+    for (size_t i = 0; i < w->nmoved; i++)
+        if ((to_inlined ? w->moved[i].inlined : w->moved[i].caller) == caller &&
+            w->moved[i].callee == callee)
+            c += w->moved[i].count;
+    return c;
+}
 
 /* Self samples on one source line (the first function seen there). */
 struct hline {
@@ -173,6 +188,18 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
         put_json_string(out, "[truncated]");
         fputs(",0,0,null,null,0]", out);
     }
+    /* ex_inline's inlined functions: no calls of their own; 1 marks them */
+    for (size_t f = g->nsyms + 1; f < g->nsyms + 1 + m->ninl; f++) {
+        if (w->idx[f] < 0)
+            continue;
+        fputs(k++ ? ",\n[" : "[", out);
+        put_json_string(out, ex_name(m, (int)f));
+        fputc(',', out);
+        put_num(out, w->self[f]);
+        fputc(',', out);
+        put_num(out, w->incl[f]);
+        fputs(",null,null,0,1]", out);
+    }
     fputs("],\n\"t\":[", out);
     for (size_t i = 0; i < nt; i++) {
         int f = t[i].func >= 0 ? w->idx[t[i].func] : w->truncated;
@@ -192,8 +219,27 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
                 if (e[j].caller == a->parent && e[j].callee == a->child)
                     cost = e[j].cost;
         }
+        uint64_t count = a->count - moved_calls(w, a->parent, a->child, 0);
+        if (count == 0 && cost == 0 && a->count) /* all made from inlined code */
+            continue;
         fprintf(out, "%s%d,%d,%llu,", k++ ? "," : "", w->idx[a->parent], w->idx[a->child],
-                (unsigned long long)a->count);
+                (unsigned long long)count);
+        put_num(out, cost);
+    }
+    /* the calls made from inlined code, by inlined function */
+    for (size_t i = 0; i < w->nmoved; i++) {
+        const struct ex_moved *v = &w->moved[i];
+        size_t j = 0;
+        while (j < i && !(w->moved[j].inlined == v->inlined && w->moved[j].callee == v->callee))
+            j++;
+        if (j < i || w->idx[v->inlined] < 0 || w->idx[v->callee] < 0)
+            continue; /* printed with the first of them */
+        double cost = 0;
+        for (j = 0; j < ne; j++)
+            if (e[j].caller == v->inlined && e[j].callee == v->callee)
+                cost = e[j].cost;
+        fprintf(out, "%s%d,%d,%llu,", k++ ? "," : "", w->idx[v->inlined], w->idx[v->callee],
+                (unsigned long long)moved_calls(w, v->inlined, v->callee, 1));
         put_num(out, cost);
     }
     /* calls seen only in the stacks (no -pg arc): count null, not counted */
@@ -203,7 +249,8 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
         while (i < g->narcs &&
                !(g->arcs[i].parent == e[j].caller && g->arcs[i].child == e[j].callee))
             i++;
-        if (i < g->narcs || from < 0 || w->idx[e[j].callee] < 0)
+        if (i < g->narcs || from < 0 || w->idx[e[j].callee] < 0 ||
+            moved_calls(w, e[j].caller, e[j].callee, 1))
             continue;
         fprintf(out, "%s%d,%d,null,", k++ ? "," : "", from, w->idx[e[j].callee]);
         put_num(out, e[j].cost);
@@ -216,8 +263,8 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
 int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
 {
     const struct callgraph *g = m->g;
-    struct hw w = {
-        out, m, calloc(g->nsyms + 1, sizeof(int)), -1, calloc(g->nsyms + 1, sizeof(double)), NULL};
+    size_t nf = g->nsyms + 1 + m->ninl; /* the inlined functions after slot nsyms */
+    struct hw w = {out, m, calloc(nf, sizeof(int)), -1, calloc(nf, sizeof(double)), NULL, NULL, 0};
     struct ex_fnode *t = NULL;
     struct ex_edge *e = NULL;
     size_t nt = 0, ne = 0;
@@ -225,6 +272,16 @@ int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
     if (!w.idx || !w.self || ex_inclusive(m, &w.incl) != 0 || ex_func_tree(m, &t, &nt) != 0 ||
         (m->has_stacks && ex_edge_costs(m, &e, &ne) != 0))
         goto done;
+    if (m->ninl) {
+        struct linemap lm;
+        if (linemap_init(&lm, m->d, m->prog) != 0)
+            goto done;
+        lm.flags = DWI_INLINE;
+        int r = ex_inline_calls(m, &lm, &w.moved, &w.nmoved);
+        linemap_free(&lm);
+        if (r != 0)
+            goto done;
+    }
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].func >= 0)
             w.self[m->nodes[i].func] += m->nodes[i].count;
@@ -240,6 +297,11 @@ int ex_write_html(FILE *out, const struct ex_model *m, const struct ex_opts *o)
     for (size_t i = 0; i < nt; i++)
         if (t[i].func < 0)
             w.truncated = k;
+    if (w.truncated >= 0)
+        k++;
+    w.idx[g->nsyms] = -1;
+    for (size_t f = g->nsyms + 1; f < nf; f++)
+        w.idx[f] = w.self[f] > 0 || w.incl[f] > 0 ? k++ : -1;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cgprof: ",
           out);
     put_html_text(out, o->title ? o->title : m->prog);
@@ -273,6 +335,7 @@ done:
     free(w.idx);
     free(w.self);
     free(w.incl);
+    free(w.moved);
     free(t);
     free(e);
     return rc;

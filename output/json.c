@@ -2,6 +2,8 @@
  * cycles, the time along each arc (measured from stacks or propagated
  * from counts) and the sampled stacks (docs/json-schema.md). */
 #include "json.h"
+#include "linemap.h"
+#include "modmap.h"
 
 #include <math.h>
 
@@ -171,9 +173,35 @@ static const char *module_path(const struct cgdata *d, uint32_t id)
     return m ? m->path : NULL;
 }
 
+/* The inline chain of a frame at PC (LM's space), outermost first: each
+ * inlined function and where it was inlined (the call's file and line in
+ * the code around it); nothing outside inlined code or without DWARF. */
+static void print_inlined(FILE *out, struct linemap *lm, uint64_t pc)
+{
+    const struct dwi_inl *chain[64];
+    size_t n = lm && pc ? linemap_inline(lm, pc, chain, 64) : 0;
+    if (n > 64)
+        n = 64;
+    if (n == 0)
+        return;
+    fputs(", \"inlined\": [", out);
+    for (size_t j = n; j-- > 0;) {
+        fputs(j + 1 < n ? ", {\"function\": " : "{\"function\": ", out);
+        put_string(out, chain[j]->name);
+        fputs(", \"call_file\": ", out);
+        if (chain[j]->call_file)
+            put_string(out, chain[j]->call_file);
+        else
+            fputs("null", out);
+        fprintf(out, ", \"call_line\": %u}", chain[j]->call_line);
+    }
+    fputc(']', out);
+}
+
 /* The call-path tree, each frame symbolized: the function as the report
- * names it and the module it lies in. */
-static void print_stacks(FILE *out, const struct callgraph *g, const struct stacks *s)
+ * names it, the module it lies in and (LM) the functions inlined there. */
+static void print_stacks(FILE *out, const struct callgraph *g, const struct stacks *s,
+                         struct linemap *lm)
 {
     const struct cgdata *d = s->d;
     fprintf(out, ",\n  \"stacks\": {\"depth_limit\": %llu, \"cut_samples\": %llu, \"nodes\": [",
@@ -200,6 +228,8 @@ static void print_stacks(FILE *out, const struct callgraph *g, const struct stac
             else
                 fputs("null", out);
             fprintf(out, ", \"address\": \"0x%llx\"", (unsigned long long)x->addr);
+            if (!CGDATA_IS_KERNEL(x->module, x->addr))
+                print_inlined(out, lm, modmap_pc(d, x->module, x->addr));
         }
         fprintf(out, ", \"count\": %llu}", (unsigned long long)x->count);
     }
@@ -240,7 +270,7 @@ static void print_threads(FILE *out, const struct callgraph *g, const struct cgd
 void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t lost_calls,
                 const struct cgdata_thread *threads, size_t nthreads, const struct stacks *stacks,
                 const struct src_lines *lines, const struct src_sites *sites,
-                const struct cgdata *cd)
+                const struct cgdata *cd, struct linemap *lm)
 {
     fprintf(out, "{\n  \"schema\": \"cgprof-report\",\n  \"version\": %d,\n", JSON_SCHEMA_VERSION);
     fputs("  \"program\": ", out);
@@ -272,7 +302,7 @@ void json_print(FILE *out, const struct callgraph *g, const char *prog, uint64_t
     print_cycles(out, g);
     print_arcs(out, g, sites);
     if (stacks)
-        print_stacks(out, g, stacks);
+        print_stacks(out, g, stacks, lm);
     if (lines)
         print_lines(out, g, lines);
     fputs("\n}\n", out);

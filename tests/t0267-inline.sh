@@ -170,8 +170,8 @@ test_expect "no DWARF: --inline changes nothing" "
 "
 
 test_expect "--inline with another format: a clear usage error" "
-    ! $CGPROF_REAL export -f callgrind --inline -o x.out in.data 2>err &&
-    grep -q 'inline.*folded and pprof' err && ! test -e x.out
+    ! $CGPROF_REAL export -f dot --inline -o x.out in.data 2>err &&
+    grep -q 'inline.*folded, pprof, callgrind and html' err && ! test -e x.out
 "
 
 test_done

@@ -10,7 +10,7 @@
   var D = JSON.parse(document.getElementById('cgprof-data').textContent);
   var F = D.f.map(function (x, i) {
     return { id: i, name: x[0], self: x[1], incl: x[2], calls: x[3], selfCalls: x[4], cycle: x[5],
-      callers: [], callees: [] };
+      inlined: x[6] === 1, callers: [], callees: [] };
   });
   for (var i = 0; i < D.a.length; i += 4) {
     var arc = { from: D.a[i], to: D.a[i + 1], count: D.a[i + 2], cost: D.a[i + 3] };
@@ -158,6 +158,7 @@
       var td = el('td', { 'class': 'name' });
       var a = el('a', { href: '#', 'data-id': f.id }, f.name);
       td.appendChild(a);
+      if (f.inlined) td.appendChild(el('span', { 'class': 'inl' }, ' (inlined)'));
       r.appendChild(td);
       [fmt(f.self), pct(f.self), fmt(f.incl), pct(f.incl), f.calls, f.selfCalls].forEach(function (v) {
         r.appendChild(el('td', {}, v === null ? '' : String(v)));
@@ -214,7 +215,8 @@
     var h = el('h2');
     h.appendChild(el('span', { 'class': 'fn' }, f.name));
     h.appendChild(document.createTextNode(': self ' + fmt(f.self) + ' (' + pct(f.self) + '), total ' +
-      fmt(f.incl) + ' (' + pct(f.incl) + '), ' + (f.calls === null ? 'calls not counted' : f.calls + ' calls') +
+      fmt(f.incl) + ' (' + pct(f.incl) + '), ' +
+      (f.inlined ? 'inlined' : f.calls === null ? 'calls not counted' : f.calls + ' calls') +
       (f.selfCalls ? ' + ' + f.selfCalls + ' recursive' : '') + (f.cycle ? ', cycle ' + f.cycle : '')));
     v.appendChild(h);
     v.appendChild(arcTable('Callers', f.callers, 'from'));

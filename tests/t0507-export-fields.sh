@@ -4,7 +4,8 @@
 # calls and call lines (one call the last instruction of main), the
 # DWARF and ELF as binutils read them (addr2line, nm, readelf), GNU gprof
 # of the same run's gmon.out, and the report's own numbers.  Checkers:
-# tests/export_fields.py, tests/json_fields.py.
+# tests/export_fields.py, tests/json_fields.py, tests/html_fields.py (the html
+# export as headless Chromium shows it).
 . "$(dirname "$0")/lib.sh"
 
 HZ=500
@@ -71,5 +72,18 @@ test_expect "dot node labels: self and total seconds and calls are the report's"
         echo \"\$got \$want\" | awk '{ exit !(\$1 == \$4 && \$2 == \$5 && \$3 == \$6) }' || return 1
     done
 "
+
+if command -v chromium >/dev/null 2>&1; then
+    CHROME="chromium --headless --no-sandbox --disable-gpu --window-size=1200,800"
+    test_expect "html (Chromium's DOM): summary, flat rows, call graph views, flame frames, lines are the JSON's and the known calls" "
+        $CGPROF export -f html -o f.html f.data && \$CHROME --dump-dom file://\$PWD/f.html 2>/dev/null >dom &&
+        for f in main hot warm leaf spin finish _start; do
+            \$CHROME --dump-dom \"file://\$PWD/f.html#view=graph&fn=\$f\" 2>/dev/null >dom.\$f || return 1
+        done &&
+        python3 $ROOT/tests/html_fields.py f.json fields.arcs dom dom.main dom.hot dom.warm dom.leaf dom.spin dom.finish dom._start
+    "
+else
+    test_skip "html (Chromium's DOM): summary, flat rows, call graph views, flame frames, lines are the JSON's and the known calls" "no chromium (scripts/deps.sh installs it)"
+fi
 
 test_done

@@ -36,6 +36,32 @@ for e in cpu-clock task-clock wall cpu itimer; do
     test_expect "-e $e: no short thread sampled for more than its $clock clock, nor all of them" "clocks $e $clock"
 done
 
+# report --threads says of each thread what the JSON says: its samples,
+# their seconds at the rate, its CPU seconds, "(running)" only for a
+# thread that had not ended (main, whose profile is written at its exit)
+test_expect "report --threads: each thread's samples, seconds, CPU and ending as the JSON gives them" "
+    clocks cpu-clock cpu && $CGPROF report -b --threads t.data >thr 2>/dev/null &&
+    python3 -c 'import json, sys
+r = json.load(open(\"t.json\"))
+want = {}
+for t in r[\"threads\"]:
+    want[t[\"tid\"]] = \"%10u %10u %10.2f %12.2f%s\" % (t[\"tid\"], t[\"samples\"], t[\"samples\"] / r[\"rate\"],
+        t[\"cpu_seconds\"], \"\" if t[\"ended\"] else \"  (running)\")
+got, on = {}, False
+for ln in open(\"thr\"):
+    ln = ln.rstrip(\"\\n\")
+    if \"Per-thread totals\" in ln:
+        on = True
+    elif on and ln.split() and ln.split()[0].isdigit():
+        got[int(ln.split()[0])] = ln
+    elif on and ln.startswith(\"Flat profile\"):
+        break
+bad = [\"want: %s\\ngot:  %s\" % (w, got.get(t)) for t, w in want.items() if got.get(t) != w]
+print(len(want), \"threads,\", len(bad), \"differ\")
+print(\"\\n\".join(bad[:5]))
+sys.exit(1 if bad or len(got) != len(want) or sum(1 for w in want.values() if \"running\" in w) != 1 else 0)'
+"
+
 # four at a time on a machine with fewer cores: threads wait for a CPU,
 # which no CPU event may count, and wall counts as real time (the wait
 # read from schedstat) but never past the thread's own real time

@@ -244,16 +244,28 @@ for path in fndoms:
 # the flame graph: each frame's path (from the rows of the frames drawn
 # before it), numbers and colour, against the JSON's stacks merged by
 # function (a frame's total: its samples and its callees')
+# Samples in functions the report leaves out (gprof's exclusions: mcount,
+# libcgprof's call counting) are in the JSON's stacks but in no function,
+# and not in its total: the page leaves them out too.
 tree = {(): [0, 0]}
 nodes = r["stacks"]["nodes"]
 paths = []
 for n in nodes:
-    p = (paths[n["parent"]] if n["parent"] is not None else ()) + (n["function"],)
+    name = n.get("function", "[truncated]")
+    up = paths[n["parent"]] if n["parent"] is not None else ()
+    p = None if up is None or (name not in fn and not n.get("cut")) else up + (name,)
     paths.append(p)
+    if p is None:
+        continue
     for k in range(len(p) + 1):
         tree.setdefault(p[:k], [0, 0])[1] += n["count"]
     tree[p][0] += n["count"]
-check(abs(tree[()][1] - total * rate) < 0.5 + 1e-6, "the JSON's stacks hold %d samples, its total %s s" % (tree[()][1], total))
+# Only the program's own stacks, from _start, are compared: a sample in
+# the loader running libcgprof's constructor is the runtime's, and the
+# page and the JSON part from it differently (the page keeps the frames
+# under the runtime's).
+def ours(p):
+    return len(p) > 0 and p[0] == "_start"
 stack, seen = [], set()
 frames = page.find(lambda n: n.tag == "g" and "fr" in n.attrs.get("class", "").split())
 check(len(frames) > 3, "flame graph: %d frames" % len(frames))
@@ -269,6 +281,8 @@ for g in frames:
     p = tuple(stack[1:])
     check(p not in seen, "flame graph: %s drawn twice" % ";".join(p))
     seen.add(p)
+    if not ours(p):
+        continue
     t = title[0].text()
     m = re.fullmatch(r"(.*): (\S+ s) \((\S+)\) with callees, self (\S+ s) \((\S+)\)", t)
     check(m is not None and m.group(1) == name, "flame graph frame %s: title '%s'" % (";".join(p), t))
@@ -282,11 +296,11 @@ for g in frames:
         same_pct(m.group(5), want[0] / rate, what + " self %")
     fill = rect[0].attrs.get("fill", "")
     c = re.fullmatch(r"rgb\((-?\d+),(-?\d+),(-?\d+)\)", fill)
-    check(fill == "#c8c8d8" if not p else c is not None and all(0 <= int(x) <= 255 for x in c.groups()),
-          "flame graph %s: fill '%s'" % (";".join(p) or "all", fill))
+    check(c is not None and all(0 <= int(x) <= 255 for x in c.groups()),
+          "flame graph %s: fill '%s'" % (";".join(p), fill))
 # every stack of at least 1% of the samples has its frame
 for p, (s, t) in tree.items():
-    if t >= 0.01 * tree[()][1]:
+    if ours(p) and t >= 0.01 * tree[()][1]:
         check(p in seen, "flame graph: no frame for %s (%d of %d samples)" % (";".join(p), t, tree[()][1]))
 
 # source lines: the JSON's lines, each with its time and share

@@ -4,7 +4,8 @@
 # one line naming the option, exit status 2, nothing run or written.  And
 # checkpoints (--checkpoint, CGPROF_CHECKPOINT) of a program that makes no
 # calls (tests/progs/nocalls.c): written, readable, never more time than
-# the program's own CPU clock says it used.
+# the program's own CPU clock says it used; every checkpoint caught as it is
+# written (tests/checkpoints.py), in both formats.
 . "$(dirname "$0")/lib.sh"
 
 gcc -O2 -pg "$PROGS/nocalls.c" -o "$WORK/nocalls" &&
@@ -88,6 +89,25 @@ test_expect "kill -9 after a checkpoint (CGPROF_CHECKPOINT=10) of a program that
     pid=\$! && i=0 && while ! $CGPROF report -b -p k.data.\$pid 2>/dev/null | grep -q ' main\$' && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done &&
     kill -9 \$pid; wait \$pid; test \$? -eq 137 &&
     $CGPROF report -b -p k.data.\$pid >k.p && grep -q ' main\$' k.p
+"
+
+# Every checkpoint as it is written (tests/checkpoints.py copies each new
+# version of the file while the program runs): each reads, in both formats
+# (the gmon.out ones by GNU gprof), holds stacks with the samples its
+# counts have, never gives main more samples than the main thread's CPU
+# clock allows at that moment, never fewer than the checkpoint before.
+test_expect "every checkpoint (every 20 ms) of a program that makes no calls reads, holds its stacks, within main's CPU, never going back" "
+    mkdir cpc && LD_PRELOAD=$LIBSO CGPROF_FORMAT=cgprof CGPROF_CHECKPOINT=20 CGPROF_OUTPUT=cp.data \
+        python3 $ROOT/tests/checkpoints.py catch cp.data.%d cpc ./nocalls 400 >n &&
+    cat n && test \$(cat n) -ge 3 &&
+    python3 $ROOT/tests/checkpoints.py check cpc 1000 cp.data.* json $CGPROF report
+"
+
+test_expect "every checkpoint of it as gmon.out reads in GNU gprof, within main's CPU, never going back" "
+    mkdir cpg && LD_PRELOAD=$LIBSO CGPROF_FORMAT=gmon CGPROF_CHECKPOINT=20 CGPROF_OUTPUT=cp.gmon \
+        python3 $ROOT/tests/checkpoints.py catch cp.gmon cpg ./nocalls 400 >n &&
+    cat n && test \$(cat n) -ge 3 && gprof -b -p nocalls cp.gmon | grep -q 'Each sample counts as 0.001 seconds' &&
+    python3 $ROOT/tests/checkpoints.py check cpg 1000 cp.gmon gprof ./nocalls
 "
 
 test_done

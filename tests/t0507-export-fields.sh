@@ -4,7 +4,8 @@
 # calls and call lines (one call the last instruction of main), the
 # DWARF and ELF as binutils read them (addr2line, nm, readelf), GNU gprof
 # of the same run's gmon.out, and the report's own numbers.  Checkers:
-# tests/export_fields.py, tests/json_fields.py.
+# tests/export_fields.py, tests/json_fields.py, tests/html_fields.py (the html
+# export as headless Chromium shows it).
 . "$(dirname "$0")/lib.sh"
 
 HZ=500
@@ -71,5 +72,68 @@ test_expect "dot node labels: self and total seconds and calls are the report's"
         echo \"\$got \$want\" | awk '{ exit !(\$1 == \$4 && \$2 == \$5 && \$3 == \$6) }' || return 1
     done
 "
+
+# export -a leaves out static functions as report -a does: spin (static in
+# fields.c, nm's 't') names no frame, and each leaf's samples are the self
+# samples report -a --json gives that name
+test_expect "export -a (folded): no static function's frame; leaves' samples are report -a's self samples" "
+    nm fields | grep -q ' t spin\$' &&
+    $CGPROF export -f folded -a -o fa.folded f.data && $CGPROF report -a --json f.data >fa.json 2>/dev/null &&
+    cat fa.folded && ! grep -E '(^|;)spin( |;)' fa.folded &&
+    python3 -c 'import json, sys
+r = json.load(open(\"fa.json\"))
+want = dict((f[\"name\"], round(f[\"self_seconds\"] * r[\"rate\"])) for f in r[\"functions\"] if f[\"self_seconds\"] > 0)
+got = {}
+for ln in open(\"fa.folded\"):
+    path, n = ln.rsplit(\" \", 1)
+    leaf = path.split(\";\")[-1]
+    got[leaf] = got.get(leaf, 0) + int(n)
+print(\"folded\", got, \"report -a\", want)
+sys.exit(0 if got == want and \"spin\" not in want and got else 1)'
+"
+
+# cycles[] of docs/json-schema.md against the text report of the same
+# profile (its "<cycle K as a whole>" entries: index, calls+internal,
+# self and child time) and tests/progs/cycles.c's known cycles
+gcc -O2 -pg "$PROGS/cycles.c" -o "$WORK/cycles" &&
+    (cd "$WORK" && $CGPROF record -o cy.data ./cycles >/dev/null &&
+        $CGPROF report --json cy.data >cy.json 2>/dev/null && $CGPROF report -b -q cy.data >cy.q 2>/dev/null) || exit 1
+test_expect "json cycles[]: number, index, calls, internal calls, times, members as the text report's cycle entries" "
+    python3 -c 'import json, re, sys
+r = json.load(open(\"cy.json\"))
+text = open(\"cy.q\").read()
+bad = []
+members = {}
+for m in re.finditer(r\"^\\[\\d+\\].*\\s(\\S+) <cycle (\\d+)> \\[\\d+\\]\$\", text, re.M):
+    members.setdefault(int(m.group(2)), set()).add(m.group(1))
+for c in r[\"cycles\"]:
+    m = re.search(r\"^\\[(\\d+)\\]\\s+[0-9.]+\\s+([0-9.]+)\\s+([0-9.]+)\\s+(\\d+)\\+(\\d+)\\s+<cycle %d as a whole> \\[(\\d+)\\]\$\" % c[\"number\"], text, re.M)
+    if not m:
+        bad.append(\"cycle %d: no entry in the text report\" % c[\"number\"])
+        continue
+    got = (c[\"index\"], \"%.2f\" % c[\"self_seconds\"], \"%.2f\" % c[\"child_seconds\"], c[\"calls\"], c[\"internal_calls\"], set(c[\"members\"]))
+    want = (int(m.group(1)), m.group(2), m.group(3), int(m.group(4)), int(m.group(5)), members.get(c[\"number\"]))
+    print(got, want)
+    if got != want or int(m.group(6)) != c[\"index\"]:
+        bad.append(\"cycle %d: json %r, text %r\" % (c[\"number\"], got, want))
+known = sorted([[\"even\", \"odd\"], [\"ring_a\", \"ring_b\", \"ring_c\"]])
+if sorted(sorted(c[\"members\"]) for c in r[\"cycles\"]) != known:
+    bad.append(\"cycles %r, cycles.c has %r\" % ([c[\"members\"] for c in r[\"cycles\"]], known))
+print(\"\\n\".join(bad))
+sys.exit(1 if bad else 0)'
+"
+
+if command -v chromium >/dev/null 2>&1; then
+    CHROME="chromium --headless --no-sandbox --disable-gpu --window-size=1200,800"
+    test_expect "html (Chromium's DOM): summary, flat rows, call graph views, flame frames, lines are the JSON's and the known calls" "
+        $CGPROF export -f html -o f.html f.data && \$CHROME --dump-dom file://\$PWD/f.html 2>/dev/null >dom &&
+        for f in main hot warm leaf spin finish _start; do
+            \$CHROME --dump-dom \"file://\$PWD/f.html#view=graph&fn=\$f\" 2>/dev/null >dom.\$f || return 1
+        done &&
+        python3 $ROOT/tests/html_fields.py f.json fields.arcs dom dom.main dom.hot dom.warm dom.leaf dom.spin dom.finish dom._start
+    "
+else
+    test_skip "html (Chromium's DOM): summary, flat rows, call graph views, flame frames, lines are the JSON's and the known calls" "no chromium (scripts/deps.sh installs it)"
+fi
 
 test_done

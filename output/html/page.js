@@ -56,7 +56,7 @@
   function colour(name) {
     var h = 0;
     for (var k = 0; k < name.length; k++) h = (h * 31 + name.charCodeAt(k)) >>> 0;
-    var r = 205 + (h % 50), g = 80 + ((h >> 8) % 130), b = 40 + ((h >> 16) % 50);
+    var r = 205 + (h % 50), g = 80 + ((h >>> 8) % 130), b = 40 + ((h >>> 16) % 50);
     return 'rgb(' + r + ',' + g + ',' + b + ')';
   }
   function frame(idx, x, w, y, cls) {

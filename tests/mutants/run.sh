@@ -18,7 +18,10 @@
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cgprof-mutants.XXXXXX") || exit 2
-trap 'rm -rf "$SCRATCH"' EXIT INT TERM
+# a signal ends the run (a trap that only cleaned up would let it go on)
+trap 'rm -rf "$SCRATCH"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 killed=0 survived=0 broken=0 survivors=
 for patch in tests/mutants/*.patch; do

@@ -153,6 +153,18 @@ static void put_lines(struct hw *w)
     linemap_free(&lm);
 }
 
+/* The start of function F's entry in the page's "f" list, K entries on:
+ * its name, self and inclusive samples; the caller ends it. */
+static void put_func_head(const struct hw *w, FILE *out, size_t f, int k)
+{
+    fputs(k ? ",\n[" : "[", out);
+    put_json_string(out, ex_name(w->m, (int)f));
+    fputc(',', out);
+    put_num(out, w->self[f]);
+    fputc(',', out);
+    put_num(out, w->incl[f]);
+}
+
 static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const struct ex_edge *e,
                      size_t ne)
 {
@@ -171,12 +183,7 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
         if (w->idx[f] < 0)
             continue;
         const struct cg_node *n = &g->nodes[f];
-        fputs(k++ ? ",\n[" : "[", out);
-        put_json_string(out, ex_name(m, (int)f));
-        fputc(',', out);
-        put_num(out, w->self[f]);
-        fputc(',', out);
-        put_num(out, w->incl[f]);
+        put_func_head(w, out, f, k++);
         if (n->ncalls + n->self_calls) /* none counted: blank, as in the report */
             fprintf(out, ",%llu,%llu,%d]", (unsigned long long)n->ncalls,
                     (unsigned long long)n->self_calls, n->cyc_num);
@@ -192,12 +199,7 @@ static void put_data(struct hw *w, const struct ex_fnode *t, size_t nt, const st
     for (size_t f = g->nsyms + 1; f < g->nsyms + 1 + m->ninl; f++) {
         if (w->idx[f] < 0)
             continue;
-        fputs(k++ ? ",\n[" : "[", out);
-        put_json_string(out, ex_name(m, (int)f));
-        fputc(',', out);
-        put_num(out, w->self[f]);
-        fputc(',', out);
-        put_num(out, w->incl[f]);
+        put_func_head(w, out, f, k++);
         fputs(",null,null,0,1]", out);
     }
     fputs("],\n\"t\":[", out);

@@ -127,7 +127,7 @@ static void analyze(const struct cgdata *d, FILE *sink)
                                     .bsd = (int)(d->pid & 2)};
         gprof_text_print(sink, &g, &t);
         json_print(sink, &g, "prog", gd.lost_calls, d->threads, d->nthreads,
-                   has_stacks ? &stk : NULL, NULL, NULL, d);
+                   has_stacks ? &stk : NULL, NULL, NULL, d, NULL);
         cg_free(&g);
     }
     if (has_stacks)

@@ -54,7 +54,7 @@ struct cg_gen {
     uint64_t bmask; /* (nslots - 1) * sizeof(struct cg_slot): byte offsets */
     struct cg_slot slots[];
 };
-#define CG_PROBE_BUDGET (1 << 16)
+#define CG_PROBE_BUDGET (1 << 20)
 
 /* Per-thread arc table.  It outlives its thread: on thread exit it is
  * released (in_use = 0) and the next new thread adopts it, counts and all,

@@ -31,7 +31,7 @@ test_expect "the same in a cgprof profile" "
 
 # One thread, 50 rounds of 100,000 arcs: about 0.45 slots per call past the
 # home slot in its last generation (all arcs equally hot), so the stub
-# spends that generation's probe budget (2^16) and the slow path lays the
+# spends that generation's probe budget (2^20) and the slow path lays the
 # table out again, at least once (seen with a stub that counts its probes:
 # 1.8 million extra probes in 40 rounds).  Every count stays exact.
 test_expect "tables laid out again when the probe budget is spent: every count exact" "

@@ -43,6 +43,10 @@ struct cgdata_arc {
  * inside the call instruction and names the calling function and line. */
 #define CGDATA_NO_PARENT  UINT32_MAX
 #define CGDATA_CUT_MODULE (UINT32_MAX - 1) /* the frames beyond the depth limit */
+/* A frame made by report --inline (analysis/inlview.c), whose address is
+ * already one of the report's symbol table: only where symtab_frames is
+ * set (never from a file). */
+#define CGDATA_SYMTAB_MODULE (UINT32_MAX - 2)
 /* A kernel frame (record --kernel): module CGDATA_NO_MODULE, at an address
  * with its top 16 bits set, which no user-space pc has. */
 #define CGDATA_IS_KERNEL(module, addr) ((module) == CGDATA_NO_MODULE && (addr) >> 48 == 0xFFFF)
@@ -80,6 +84,7 @@ struct cgdata {
     struct cgdata_stack_node *stacks; /* NULL: no STACKS record */
     size_t nstacks;
     int has_stacks;
+    int symtab_frames; /* report --inline's copy: CGDATA_SYMTAB_MODULE frames */
     uint64_t stack_depth_limit, stacks_cut; /* frames kept at most; samples cut there */
     uint64_t stacks_lost;                   /* samples whose stack could not be kept */
     uint64_t total_samples, lost_samples, total_calls, lost_calls, unsampled_threads;

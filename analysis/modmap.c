@@ -384,6 +384,8 @@ static int called_names(struct builder *b, const struct cgdata *d)
  * the kernel (record --kernel) in the slice after the modules'. */
 uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
 {
+    if (module == CGDATA_SYMTAB_MODULE && d->symtab_frames)
+        return addr;
     if (CGDATA_IS_KERNEL(module, addr))
         return slice(d->nmodules) + (addr & (((uint64_t)1 << SLICE_SHIFT) - 1));
     for (size_t k = 0; k < d->nmodules; k++)

@@ -17,6 +17,7 @@
 #include "symspec.h"
 #include "lines.h"
 #include "linemap.h"
+#include "inlview.h"
 #include "modmap.h"
 #include "stacks.h"
 #include "symtab.h"
@@ -79,6 +80,8 @@ static void report_usage(FILE *f)
           "  --threads                       per-thread totals (cgprof profiles)\n"
           "  --kernel                        the kernel's functions in the stacks, with their\n"
           "                                  own time (a profile of record --kernel)\n"
+          "  --inline                        functions inlined into sampled code as entries\n"
+          "                                  of their own, NAME [inlined] (from the DWARF)\n"
           "  --propagate=MODE                a profile with stacks: times 'measured' from the\n"
           "                                  stacks (default), or 'counts': gprof's estimate\n"
           "  -v, -V, --version               the version\n"
@@ -115,6 +118,7 @@ struct report_args {
     int counts;                /* --propagate=counts: gprof's estimate even with stacks */
     int measured;              /* --propagate=measured, asked for by name */
     int lines;                 /* -l: line by line */
+    int inline_funcs;          /* --inline: inlined functions as entries */
     int positional;            /* a symbol spec names a file or a line */
     struct annotate_opts anno; /* -A and its options */
     char *dirs[64];            /* -I */
@@ -127,6 +131,7 @@ struct report_args {
 #define OPT_INLINE      258
 #define OPT_PROPAGATE   261
 #define OPT_KERNEL      262
+#define OPT_INLINE_FUNCS 263
 
 /* Adds NAME to TABLE; returns 0, or 2 after a message. */
 static int add_spec(struct report_args *a, int opt, const char *name, enum cg_table table)
@@ -311,6 +316,9 @@ static int one_opt(struct report_args *a, int c, char *arg, const char *cur)
     case 'V':
         printf("cgprof %s\n", CGPROF_VERSION);
         return -1;
+    case OPT_INLINE_FUNCS:
+        a->inline_funcs = 1;
+        return 0;
     case OPT_INLINE:
         fprintf(stderr, "cgprof report: --inline-file-names: not yet supported\n");
         return 2;
@@ -447,6 +455,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
         {"json", no_argument, NULL, OPT_JSON},
         {"threads", no_argument, NULL, OPT_THREADS},
         {"kernel", no_argument, NULL, OPT_KERNEL},
+        {"inline", no_argument, NULL, OPT_INLINE_FUNCS},
         {"propagate", required_argument, NULL, OPT_PROPAGATE},
         {NULL, 0, NULL, 0},
     };
@@ -867,8 +876,41 @@ static int cg_line_syms(struct report_args *a, struct symtab *lst, const struct 
     return 0;
 }
 
+/* --inline: the report of P with its inlined functions as entries. */
+static int inline_and_print(struct report_args *a, const struct load_profile *p)
+{
+    char err[ERR_LEN];
+    struct inl_view v;
+    if (inlview_build(&v, &p->d, p->st, p->gd, p->pcs.pc_samples, p->pcs.npc_samples, err,
+                      sizeof err) != 0) {
+        fprintf(stderr, "cgprof report: %s\n", err);
+        return 1;
+    }
+    if (v.ninl == 0)
+        fprintf(stderr,
+                "cgprof report: note: --inline: no sampled code of %s is inlined code its "
+                "DWARF describes (built without -g, or nothing inlined was sampled)\n",
+                esc_text(p->path));
+    struct cg_opts pcs = p->pcs;
+    pcs.pc_samples = v.pcs;
+    pcs.npc_samples = v.npcs;
+    cur_cgdata = &v.d;
+    int rc = analyze_and_print(a, &v.st, &v.gd, &pcs, p->prog, &v.d);
+    cur_cgdata = &p->d;
+    inlview_free(&v);
+    return rc;
+}
+
 static int run(struct report_args *a)
 {
+    if (a->inline_funcs && (a->lines || a->json)) {
+        fprintf(stderr, "cgprof report: --inline: not with %s (%s)\n", a->lines ? "-l" : "--json",
+                a->lines ? "lines are finer already" : "its stacks carry the inline chains");
+        return 2;
+    }
+    if (a->inline_funcs && !a->cgdata)
+        fprintf(stderr, "cgprof report: note: --inline: a gmon.out's histogram has no exact "
+                        "pcs to place in inlined code; functions are shown as they are\n");
     if (a->cgdata) { /* cgprof profiles (summed): load.c, as export reads them */
         struct load_inputs in = {a->prog, a->gmons, a->ngmons, a->cgdata, a->kernel};
         struct load_profile p;
@@ -894,7 +936,9 @@ static int run(struct report_args *a)
             struct symtab lst;
             memset(&lst, 0, sizeof lst);
             rc = a->lines ? cg_line_syms(a, &lst, &p) : 0;
-            if (rc == 0)
+            if (rc == 0 && a->inline_funcs)
+                rc = inline_and_print(a, &p);
+            else if (rc == 0)
                 rc = analyze_and_print(a, a->lines ? &lst : p.st, p.gd, &p.pcs, p.prog, &p.d);
             symtab_free(&lst);
             if (rc == 0)

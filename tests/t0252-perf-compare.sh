@@ -8,7 +8,9 @@
 # points (tests/perf_compare.py says how both are made comparable:
 # mcount's samples out, shares of the time under main, and the leaf
 # functions perf's unwinder cannot step out of -- glibc's malloc family
-# here -- left out of both).
+# here -- left out of both).  With report --inline, each function's self
+# time (inlined functions their own, NAME [inlined]) against perf's samples
+# named by binutils' addr2line -i (tests/inline_compare.py).
 . "$(dirname "$0")/lib.sh"
 
 if ! perf record -q -o "$WORK/probe.data" true >/dev/null 2>&1; then
@@ -30,6 +32,16 @@ compare() {
         python3 "$ROOT/tests/perf_compare.py" "$name.script" "$name.folded" 5 4 "$comm" && cat "$name.err"
 }
 
+# compare_inline NAME EXE: after compare NAME, report --inline's self time
+# per function (inlined ones NAME [inlined]) against perf's samples of the
+# same run named by addr2line -i (tests/inline_compare.py): every function
+# at 5% or more within 3 points
+compare_inline() {
+    perf script -i "$1.perf" -F comm,tid,ip,sym,symoff,dso --no-inline >"$1.iscript" 2>/dev/null &&
+        $CGPROF report -b -p --inline "$1.data" >"$1.inl" 2>/dev/null &&
+        python3 "$ROOT/tests/inline_compare.py" "$1.iscript" "$2" "$1.inl" 5 3
+}
+
 cd "$WORK" || exit 1
 LSRC=$ROOT/bench/out/lua-src
 if sh "$ROOT/bench/fetch-lua.sh" "$LSRC" >fetch-lua.log 2>&1; then
@@ -40,6 +52,9 @@ if sh "$ROOT/bench/fetch-lua.sh" "$LSRC" >fetch-lua.log 2>&1; then
         $(ls "$LUA"/*.c | grep -v -e /luac.c -e /onelua.c) -lm -ldl || exit 1
     test_expect "Lua 5.4: every function at 5% or more under main in perf within 4 points in cgprof" "
         compare lua lua ./lua '$ROOT/bench/workload.lua'
+    "
+    test_expect "Lua 5.4: report --inline's self time of every function at 5% or more in perf (addr2line -i) within 3 points" "
+        compare_inline lua ./lua
     "
 else
     test_skip "Lua 5.4 against perf" "cannot fetch lua5.4 with apt-get source"
@@ -52,6 +67,9 @@ if sh "$ROOT/bench/fetch-sqlite.sh" "$SSRC" >fetch-sqlite.log 2>&1; then
         "$S/test/speedtest1.c" "$S/sqlite3.c" -lm -lpthread || exit 1
     test_expect "SQLite speedtest1: every function at 5% or more under main in perf within 4 points in cgprof" "
         compare sqlite speedtest1 ./speedtest1 --size 60 --memdb
+    "
+    test_expect "SQLite speedtest1: report --inline's self time of every function at 5% or more in perf (addr2line -i) within 3 points" "
+        compare_inline sqlite ./speedtest1
     "
 else
     test_skip "SQLite against perf" "cannot fetch sqlite3 with apt-get source"

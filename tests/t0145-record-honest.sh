@@ -121,6 +121,21 @@ test_expect "CGPROF_FREQ=10000000 is out of range (and abc not a number)" "
 test_expect "-e itimer: record says that it may sample slower than asked" "
     $CGPROF record -e itimer -o it.data ./calls >/dev/null 2>err && grep -q 'itimer ticks with the kernel' err
 "
+# a short run under -e itimer (ITIMER_PROF fires at most once per kernel
+# tick, so a 60 ms program gets some 15 samples at any rate asked): its
+# samples' seconds are its CPU time, not samples / the rate asked (before:
+# 16 ms at 1 kHz, 1.3 ms at 10 kHz); the program prints its own CPU time
+gcc -O2 -pg "$PROGS/spin.c" -o "$WORK/spin" -lpthread || exit 1
+for hz in 1000 10000; do
+    test_expect "-e itimer -F $hz, a 60 ms run: the profile's seconds are the program's CPU time (25%)" "
+        $CGPROF record -e itimer -F $hz -o si.data ./spin one 60 >cpu 2>/dev/null &&
+        $CGPROF report --json si.data 2>/dev/null | python3 -c 'import json, sys
+t = json.load(sys.stdin)[\"total_seconds\"]
+c = float(open(\"cpu\").read().split()[-1])
+print(t, c)
+sys.exit(not 0.75 * c <= t <= 1.25 * c)'
+    "
+done
 # issue 22 item 7: a program that blocks every signal under -e cpu is not
 # "throttled or too short": the warning names the blocked signal (before:
 # "the kernel throttling the event, or threads too short for it"); the

@@ -285,4 +285,4 @@ for ev in cpu cpu-clock; do
     }'
 done
 echo
-rm -f "$W/cg-gmon" "$W/cg-data" "$W/count.out" "$W/k.data"
+rm -f "$W/cg-gmon" "$W/cg-data" "$W"/cg-data.* "$W/count.out" "$W/k.data"

@@ -7,6 +7,8 @@ folded(path) -> ({function: self samples}, {function: inclusive samples}, total)
 """
 import re
 
+import export_same
+
 ENTRY = re.compile(r"^\[(\d+)\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)?\s*(.*?) \[\d+\]$")
 LINE = re.compile(r"^\s+([\d.]+)\s+([\d.]+)\s+(\d+(?:\+\d+)?/\d+)?\s*(.*?) \[\d+\]$")
 
@@ -50,13 +52,5 @@ def graph(path):
 
 
 def folded(path):
-    selfs, incl, total = {}, {}, 0
-    for l in open(path):
-        stack, n = l.rsplit(" ", 1)
-        n = int(n)
-        fr = stack.split(";")
-        total += n
-        selfs[fr[-1]] = selfs.get(fr[-1], 0) + n
-        for f in set(fr):
-            incl[f] = incl.get(f, 0) + n
-    return selfs, incl, total
+    t, f = export_same.folded(path)
+    return {n: v[0] for n, v in f.items()}, {n: v[1] for n, v in f.items()}, t

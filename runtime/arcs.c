@@ -89,7 +89,11 @@ static void drain(struct cg_tls *t)
         arc_count(t, f, s);
 }
 
-void cg_arc_slow(uintptr_t from, uintptr_t self)
+/* The runtime's own work, as mcount is (CG_OWN, in_runtime): a sample
+ * taken in it -- a thread's first table, the table growing (mmap), the
+ * thread's sampling starting -- is not the program's time (it showed as
+ * mmap [libc.so.6] at the root of a stack). */
+CG_OWN void cg_arc_slow(uintptr_t from, uintptr_t self)
 {
     struct cg_tls *t = &cg_tls;
     if (!cg_recording)
@@ -105,6 +109,8 @@ void cg_arc_slow(uintptr_t from, uintptr_t self)
         return;
     }
     t->busy = 1;
+    int prev = t->in_runtime;
+    t->in_runtime = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!t->table && t->table_retry) { /* over CGPROF_ARC_MEMORY: dropped, counted */
         t->table_retry--;
@@ -128,6 +134,7 @@ void cg_arc_slow(uintptr_t from, uintptr_t self)
     drain(t);
 out:
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->in_runtime = prev;
     t->busy = 0;
     /* a handler that ran after the last pop but before busy was cleared */
     if (__atomic_load_n(&t->npending, __ATOMIC_ACQUIRE) && t->table) {

@@ -125,12 +125,18 @@ static uint64_t env_u64(const char *name, uint64_t dflt, uint64_t max)
 }
 
 /* Runs from our constructor, or from the first call of a profiled function
- * if that comes first (a constructor of an object initialized before us). */
-void cg_init(void)
+ * if that comes first (a constructor of an object initialized before us).
+ * The runtime's own work (CG_OWN, in_runtime): the samples taken in it once
+ * sampling has started (hooking the library calls: dlopen, dlsym, reading
+ * the modules) are not the program's time; they showed as calls from the
+ * loader's call_init to dlopen, _dl_addr, getenv. */
+CG_OWN void cg_init(void)
 {
     if (__atomic_exchange_n(&initialized, 1, __ATOMIC_ACQ_REL))
         return;
     int saved = errno;
+    int prev = cg_tls.in_runtime;
+    cg_tls.in_runtime = 1;
     cg_hz = (unsigned)env_u64("CGPROF_FREQ", 1000, 100000);
     cg_period = env_u64("CGPROF_PERIOD", 0, UINT64_MAX);
     const char *ev = getenv("CGPROF_EVENT");
@@ -185,6 +191,7 @@ void cg_init(void)
         cg_libcalls_init();
     if (cg_format == CG_FORMAT_CGPROF && cg_is_root)
         cg_helper_start();
+    cg_tls.in_runtime = prev;
     errno = saved;
 }
 

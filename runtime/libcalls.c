@@ -580,7 +580,8 @@ static void scan_once(int lazy)
  * bound entries only (the new module may be running by then). */
 static int lc_pending;
 
-static void lc_scan(int lazy)
+/* the runtime's own work (CG_OWN): its samples are not the program's */
+CG_OWN static void lc_scan(int lazy)
 {
     int saved = errno;
     for (;;) {

@@ -56,6 +56,25 @@ if test $default = cpu-clock; then
         ! grep -E '(ioctl|fcntl|perf_event_open|syscall|libcgprof|cg_sampler|on_sample_sig)' flat &&
         grep -q \"starting each thread's sampling\" rerr && ! grep -q 'could not be sampled' rerr
     "
+    # the runtime's own start-up (its constructor hooking library calls:
+    # dlopen, dlsym, _dl_addr, getenv, pthread_atfork) and a thread's first
+    # arc table (mmap) are not the program's time: before, every run at
+    # 20 kHz had stacks call_init -> dlopen/_dl_addr/getenv and root mmap
+    # frames; spin calls none of them itself (its threads' stacks are
+    # libc's pthread_create's mmap, under the program's call)
+    test_expect "the runtime's start-up and first arc tables are not the program's time (stacks, 6 runs at 20 kHz)" "
+        gcc -O2 -pg '$PROGS/spin.c' -o spinx -lpthread &&
+        for run in 1 2 3 4 5 6; do
+            case \$run in 1 | 2 | 3) args='one 40' ;; *) args='threads 4 20' ;; esac
+            $CGPROF record -F 20000 -o own.data ./spinx \$args >/dev/null 2>&1 &&
+                $CGPROF_REAL export -f folded -o own.folded own.data 2>/dev/null || return 1
+            if grep -E '(^|;)(dlopen[@ ]|dlsym[@ ]|_dl_addr |getenv |__register_atfork |_dl_find_object_update |cg_)' own.folded ||
+                grep -E '^mmap ' own.folded; then
+                echo \"run \$run: the runtime's own work in the stacks\"
+                return 1
+            fi
+        done
+    "
     # with our signal blocked, the first period ends when the sampler sees
     # its sample: the samples in between are dropped
     test_expect "the same with threads that block every signal" "short_threads block 1"

@@ -399,8 +399,13 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         a.sample_type |= PERF_SAMPLE_CALLCHAIN;
         a.exclude_callchain_user = 1;
     }
+    /* the first overflow signals the thread: O_ASYNC, set before the
+     * event is enabled, sends our signal at every overflow until the
+     * first period's end clears it.  No wakeup_events: it cannot be
+     * cleared on an open event, and would queue the kernel's irq_work (a
+     * self-interrupt, ~10-15 us on VMs) at every sample of the event's
+     * life to wake a reader that never sleeps on it (docs/runtime.md) */
     a.disabled = phase;
-    a.wakeup_events = phase; /* the first overflow signals the thread */
     int fd = h >= 0 && !kernel
                  ? -1
                  : (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);

@@ -589,6 +589,28 @@ static int walk_eh_frame(struct build *b, uintptr_t p, uintptr_t seg_lo, uintptr
     return 0;
 }
 
+/* Builds T's page index (none if it cannot be mapped: lookups then
+ * search every row). */
+static void index_pages(struct cg_cfi *t)
+{
+    if (t->nrows == 0)
+        return;
+    uint32_t np = (t->rows[t->nrows - 1].start >> CG_CFI_PAGE_SHIFT) + 1;
+    size_t bytes = (size_t)np * sizeof *t->first;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    uint32_t *first = p, j = 0;
+    for (uint32_t i = 0; i < np; i++) {
+        uint64_t at = (uint64_t)i << CG_CFI_PAGE_SHIFT;
+        while (j + 1 < t->nrows && t->rows[j + 1].start <= at)
+            j++;
+        first[i] = j;
+    }
+    t->first = first;
+    t->npages = np;
+}
+
 struct cg_cfi *cg_cfi_build(uintptr_t lo, uintptr_t hi, uintptr_t hdr, uintptr_t seg_lo,
                             uintptr_t seg_hi)
 {
@@ -619,6 +641,8 @@ struct cg_cfi *cg_cfi_build(uintptr_t lo, uintptr_t hi, uintptr_t hdr, uintptr_t
         munmap(b.t, b.t->bytes);
         return NULL;
     }
+    if (b.t)
+        index_pages(b.t);
     return b.t;
 }
 
@@ -627,6 +651,16 @@ const struct cg_cfi_row *cg_cfi_find(const struct cg_cfi *t, uintptr_t off)
     if (!t || t->nrows == 0 || off < t->rows[0].start || off > UINT32_MAX)
         return NULL;
     uint32_t a = 0, z = t->nrows; /* rows[a].start <= off < rows[z].start */
+    uintptr_t pg = off >> CG_CFI_PAGE_SHIFT;
+    if (t->first && pg < t->npages) {
+        /* first[pg] starts at or before off (or is row 0, which does);
+         * the row wanted starts at or before first[pg + 1] */
+        a = t->first[pg];
+        if (pg + 1 < t->npages)
+            z = t->first[pg + 1] + 1;
+    } else if (t->first) {
+        a = t->first[t->npages - 1];
+    }
     while (z - a > 1) {
         uint32_t m = a + (z - a) / 2;
         if (t->rows[m].start <= off)

@@ -146,6 +146,11 @@ void cg_helper_start(void)
         cg_sampler_start(NULL, cg_hz, cg_period);
 }
 
+uint64_t cg_checkpoint_ns(void)
+{
+    return checkpoint_ns;
+}
+
 void cg_count_write(uint64_t cpu_ns)
 {
     __atomic_add_fetch(&nwrites, 1, __ATOMIC_RELAXED);

@@ -213,8 +213,9 @@ void cg_endings_init(void) CG_HIDDEN;
 void cg_endings_after_fork(void) CG_HIDDEN;
 void cg_helper_start(void) CG_HIDDEN;
 void cg_helper_tick(uint64_t now_ns) CG_HIDDEN;
-extern unsigned cg_exec_gen CG_HIDDEN; /* images of this process before this one */
-extern int cg_exec_child CG_HIDDEN;    /* the first image was a forked child */
+uint64_t cg_checkpoint_ns(void) CG_HIDDEN; /* CGPROF_CHECKPOINT in ns, 0: none */
+extern unsigned cg_exec_gen CG_HIDDEN;     /* images of this process before this one */
+extern int cg_exec_child CG_HIDDEN;        /* the first image was a forked child */
 /* The run this process belongs to: 16 random bytes made by cgprof record
  * (CGPROF_RUN) or by the first profiled process, kept by forked children
  * and passed on to exec'd images, written in the profile (record RUN). */

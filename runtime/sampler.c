@@ -110,7 +110,7 @@ static const struct cg_event *event;
 static unsigned start_hz;
 static uint64_t start_period;
 static uint64_t sample_weight; /* events per sample of a counting event, else 1 */
-static uint64_t tick_ns;       /* mean interval between looks (10 ms) */
+static uint64_t tick_ns;       /* mean interval between looks (10 ms; 100 without rings) */
 static uint64_t hz_period_ns;  /* one sample's worth of time at the rate */
 static uint64_t perf_period;   /* perf sample_period */
 static uint32_t stack_copy;    /* stack bytes copied with each sample, or 0 */
@@ -399,8 +399,13 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         a.sample_type |= PERF_SAMPLE_CALLCHAIN;
         a.exclude_callchain_user = 1;
     }
+    /* the first overflow signals the thread: O_ASYNC, set before the
+     * event is enabled, sends our signal at every overflow until the
+     * first period's end clears it.  No wakeup_events: it cannot be
+     * cleared on an open event, and would queue the kernel's irq_work (a
+     * self-interrupt, ~10-15 us on VMs) at every sample of the event's
+     * life to wake a reader that never sleeps on it (docs/runtime.md) */
     a.disabled = phase;
-    a.wakeup_events = phase; /* the first overflow signals the thread */
     int fd = h >= 0 && !kernel
                  ? -1
                  : (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -1425,6 +1430,15 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     /* a look every 10 ms; above 1 kHz more often (not below 1 ms), so a
      * ring holds the samples between two looks */
     tick_ns = hz > 1000 ? 10000000000u / hz : 10000000u;
+    /* nothing to drain and no walk waiting for a module snapshot (counts
+     * only, or the cpu and itimer events without stacks): it wakes only
+     * for the module list, checkpoints and thread checks, every 100 ms or
+     * the checkpoint interval if shorter (each wake-up is a timer
+     * interrupt: tens of us on VMs, docs/runtime.md) */
+    if (!ev && !(hz && cg_stacks_on)) {
+        uint64_t cp = cg_checkpoint_ns();
+        tick_ns = cp && cp < SCAN_NS ? cp : SCAN_NS;
+    }
     if (tick_ns < 1000000u)
         tick_ns = 1000000u;
     /* stacks walked by the sampled threads themselves, in our signal's

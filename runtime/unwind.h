@@ -35,8 +35,17 @@ struct cg_cfi_row {
     uint8_t rbp;
 };
 
+/* Rows are found by a binary search narrowed by a page index: first[p]
+ * is the last row starting at or before offset p << CG_CFI_PAGE_SHIFT, so
+ * a lookup searches only the few rows of its own 512 bytes of code.  A
+ * walk by the sampler thread, every 10 ms, finds the rows out of cache:
+ * on Lua's 20-40 frame stacks the whole-table search (15 steps, each a
+ * cache miss) was most of a sample's unwinding (docs/runtime.md). */
+#define CG_CFI_PAGE_SHIFT 9
 struct cg_cfi {
-    size_t bytes; /* mapped size of this block */
+    size_t bytes;    /* mapped size of this block */
+    uint32_t *first; /* the page index (NULL: none, search every row) */
+    uint32_t npages; /* entries of first[] */
     uint32_t nrows;
     struct cg_cfi_row rows[];
 };

@@ -140,6 +140,7 @@ static unsigned char phased[PHASE_FDS];
 static unsigned char hev[PHASE_FDS];
 static int hev_of[PHASE_FDS];
 static int handler_mode; /* a time event's user samples taken by the threads */
+static int ring_less;    /* atomic: some thread got a handler event for want of a ring */
 
 /* Stacks walked by their own threads.  With stacks on, every overflow of
  * a thread's perf event also sends the thread our signal (O_ASYNC); its
@@ -294,7 +295,16 @@ static int phase_on(void)
     return perf_period >= (timed ? 100000u : 2u);
 }
 
-/* Opens TID's handler event (CGPROF_STACK_SYNC=2): user mode only, no
+/* Whether a thread whose ring cannot be mapped may be sampled by a
+ * handler event instead: a time event sampled at a rate, with our signal
+ * (not wall, whose runqueue time needs the sampler to see every sample,
+ * nor counting events, whose count is not time). */
+static int can_ring_less(void)
+{
+    return event->kind == CG_EV_PERF && event->is_time && start_hz && cg_sample_sig;
+}
+
+/* Opens TID's handler event (CGPROF_STACK_SYNC=2, or a thread with no ring): user mode only, no
  * ring, our signal at every overflow, to TID alone; its first period at
  * random when PHASE.  The descriptor, or -1 (errno set). */
 CG_OWN static int open_handler_event(pid_t tid, int phase)
@@ -424,6 +434,18 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         if (h >= 0) { /* no locked memory for the kernel's samples */
             *fdp = h;
             return 0;
+        }
+        /* no locked memory left for a ring (an ordinary user's limits):
+         * this thread's user-mode samples come from a handler event,
+         * which needs none; its kernel time goes unsampled (late) */
+        if (can_ring_less()) {
+            h = open_handler_event(tid, phase);
+            if (h >= 0) {
+                __atomic_store_n(&ring_less, 1, __ATOMIC_RELEASE);
+                *fdp = h;
+                return 0;
+            }
+            errno = e;
         }
         return -2; /* EPERM: the user's locked memory for rings is used up */
     }
@@ -588,6 +610,10 @@ static void watch_blocked(struct tracked *t)
      * be sampled; jitter) -- but not while its signals were stopped: the
      * report says that time went unsampled, and why */
     int64_t late = (int64_t)c - (int64_t)(s * perf_period);
+    /* nor for a thread seen with the signal blocked (at its end, say,
+     * before 32 periods): the report says why its time went unsampled */
+    if (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_SIGBLOCKED)
+        late = 0;
     if (!t->h_quiet)
         __atomic_add_fetch(&late_ns, late - t->h_late, __ATOMIC_RELAXED);
     t->h_late = late;
@@ -701,16 +727,28 @@ void cg_sampler_before_exec(void)
     errno = saved;
 }
 
+/* 1: every thread's user-mode samples are taken in the thread (handler
+ * events, CGPROF_STACK_SYNC=2); 2: some threads' are (those with
+ * CG_THREAD_RINGLESS); 0: none. */
 int cg_sampler_in_threads(void)
 {
-    return handler_mode;
+    return handler_mode ? 1 : __atomic_load_n(&ring_less, __ATOMIC_ACQUIRE) ? 2 : 0;
+}
+
+/* Notes in R that its thread's event FD is a handler event for want of a
+ * ring (the report names the limit if it matters). */
+static void note_ring_less(struct cg_thread_rec *r, int fd)
+{
+    if (!handler_mode && r && fd >= 0 && fd < PHASE_FDS &&
+        __atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE))
+        __atomic_or_fetch(&r->flags, CG_THREAD_RINGLESS, __ATOMIC_RELAXED);
 }
 
 /* An exec returned (it failed): the handler events sample again (the
  * stacks of ring events stay with their copies). */
 void cg_sampler_exec_failed(void)
 {
-    if (!handler_mode)
+    if (!cg_sampler_in_threads())
         return;
     int saved = errno;
     for (int fd = 0; fd < PHASE_FDS; fd++)
@@ -1076,7 +1114,7 @@ static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
     drain(t, 1);
-    if (handler_mode)
+    if (cg_sampler_in_threads())
         watch_blocked(t); /* its last count */
     if (t->rec)
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
@@ -1115,6 +1153,7 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     if (!event || fd >= 0)
         return;
     int rc = open_event(tid, &t->fd, &t->ring, &t->phasing);
+    note_ring_less(t->rec, t->fd);
     if (rc != 0) {
         if (!perf_errno) /* -1: no locked memory left for its ring */
             perf_errno = rc == -2 && errno == EPERM ? -1 : errno;
@@ -1373,7 +1412,7 @@ static void *sampler_main(void *arg)
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
             for (size_t i = 0; event && i < ntrk; i++) {
                 drain(&trk[i], 0); /* before a scan's slower work */
-                if (handler_mode)
+                if (cg_sampler_in_threads())
                     watch_blocked(&trk[i]);
             }
             if (event)
@@ -1397,7 +1436,7 @@ static void *sampler_main(void *arg)
                 scan();
             for (size_t i = 0; i < ntrk; i++) {
                 drain(&trk[i], 1);
-                if (handler_mode)
+                if (cg_sampler_in_threads())
                     watch_blocked(&trk[i]);
             }
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
@@ -1506,6 +1545,7 @@ CG_OWN void cg_sampler_thread_open(void)
     void *ring;
     int rc = open_event(tid, &fd, &ring, &phasing);
     __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    note_ring_less(own, fd);
     if (rc == 0) { /* the loader's and constructors' time, for the main thread */
         __atomic_add_fetch(&before_cpu_ns, t0, __ATOMIC_RELAXED);
         if (own) /* its CPU time is final when it ends */
@@ -1608,6 +1648,7 @@ void cg_sampler_after_fork(void)
     start_cpu_ns = 0;
     before_cpu_ns = 0;
     late_ns = 0;
+    ring_less = 0;
     execing = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;

@@ -78,6 +78,9 @@
 #define MIN_FIRST_NS 50000u        /* shortest random first period of a time event */
 #define WAIT_NS      50000000u     /* longest wait of a record for its thread's snapshot */
 
+/* the period of the kernel's event beside a handler event (kernel_keep) */
+#define KERNEL_PERIOD (perf_period / 16 * 15)
+
 struct tracked {
     pid_t tid;
     struct cg_thread_rec *rec; /* its totals */
@@ -104,6 +107,7 @@ struct tracked {
     uint64_t h_count, h_samples;
     int64_t h_late; /* its share of late_ns so far */
     int h_seen, h_quiet;
+    uint64_t k_credit; /* its kernel event's time not yet counted, ns (kernel_keep) */
 };
 
 static const struct cg_event *event;
@@ -402,6 +406,10 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
                  !__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED);
     a.exclude_kernel = !kernel;
     a.exclude_user = h >= 0;
+    /* beside a handler event: a period of its own, so that its ticks
+     * cannot lock onto the handler event's (kernel_keep) */
+    if (h >= 0)
+        a.sample_period = KERNEL_PERIOD;
     /* record --kernel: the kernel's frames of a sample taken in it (the
      * user frames come from the copy, as always); every event's records
      * have the same layout, with or without kernel samples */
@@ -1032,6 +1040,27 @@ static void note_late(struct tracked *t, uint64_t c)
     t->lost_since = 0;
 }
 
+/* Beside a handler event (CGPROF_STACK_SYNC=2) the kernel's time is
+ * sampled by a ring event whose period is 15/16 of P.  With P, its ticks
+ * locked onto the handler event's: one that fell due while the handler
+ * event's overflow held interrupts off fired late, and the kernel timed
+ * the next from then, so it came again just after the handler event's,
+ * in the kernel, delivering its signal -- every tick a kernel sample
+ * (split.c at 1 kHz, root: 100-110% of CPU time x rate).  With 15/16 of
+ * P the ticks drift past each other (100.5-101.8%).  Each of its samples adds its period to
+ * the thread's credit, and one sample is kept per P of credit (
+ * 15 of 16), so each kept sample stands for P of the kernel's
+ * time with no fractional weights; the credit starts at random in [0, P)
+ * so that a thread's expected count is its kernel time / P. */
+static int kernel_keep(struct tracked *t)
+{
+    t->k_credit += KERNEL_PERIOD;
+    if (t->k_credit < perf_period)
+        return 0;
+    t->k_credit -= perf_period;
+    return 1;
+}
+
 /* Whether the newest sample record of T's ring (body P, N bytes) should
  * wait there for its thread's snapshot: none is pending, so the thread was
  * stopped before it could run its handler, and the record is left for a
@@ -1092,6 +1121,8 @@ static uint64_t drain(struct tracked *t, int final)
             memcpy(&c, rec + sizeof eh + 8, 8);
             if (t->phasing && !keep_sample(t, c)) {
                 /* a second sample of the first period: not a sample at the rate */
+            } else if (handler_mode && !kernel_keep(t)) {
+                /* a kernel sample's period not yet a whole P of credit */
             } else if (handler_mode ? 0 : (note_late(t, c), 0),
                        __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
@@ -1149,6 +1180,7 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->ring = ring;
     t->phasing = phasing;
     t->last_leaf = UINT32_MAX;
+    t->k_credit = handler_mode ? cg_random64(tid) % perf_period : 0;
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
     if (!event || fd >= 0)
         return;

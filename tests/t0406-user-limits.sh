@@ -63,6 +63,19 @@ test_expect "-e wall, 200 threads as an ordinary user: the locked-memory limit i
     grep -q "^cgprof: ring buffer: no locked memory left .*perf_event_mlock_kb.*RLIMIT_MEMLOCK" err &&
     ! grep -q perf_event_paranoid err'
 
+# each sampled thread holds a descriptor: under `ulimit -n 300` the
+# threads past it go unsampled, the message names RLIMIT_NOFILE, and the
+# profile is still written (the events of the threads gone are closed
+# before it is: the sampler keeps a descriptor spare for its scan)
+test_expect "512 threads under ulimit -n 300: the profile is written, the descriptor limit named" '
+    chmod 777 . &&
+    runuser -u nobody -- sh -c "ulimit -n 300 && $CGPROF_REAL record -o f.data ./barrier 512" >out 2>err;
+    cat err out &&
+    n=$(sed -n "s/^cgprof: \([0-9]*\) threads not sampled.*/\1/p" err) &&
+    test "${n:-0}" -gt 0 && test "$n" -lt 512 &&
+    grep -q "^cgprof: perf_event_open: too many open files .*RLIMIT_NOFILE" err &&
+    $CGPROF report -p f.data >/dev/null 2>rep.err; cat rep.err && grep -q "threads could not be sampled" rep.err'
+
 # a thread without a ring is sampled by its signal: one that blocks every
 # signal is not, and the report says so, naming the limit that took its ring
 test_expect "threads without a ring that block every signal: the report names the limit" '

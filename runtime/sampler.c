@@ -309,9 +309,10 @@ static int can_ring_less(void)
     return event->kind == CG_EV_PERF && event->is_time && start_hz && cg_sample_sig;
 }
 
-/* Opens TID's handler event (CGPROF_STACK_SYNC=2, or a thread with no ring): user mode only, no
- * ring, our signal at every overflow, to TID alone; its first period at
- * random when PHASE.  The descriptor, or -1 (errno set). */
+/* Opens TID's handler event (CGPROF_STACK_SYNC=2, or a thread with no
+ * ring): user mode only, no ring, our signal at every overflow, to TID
+ * alone; its first period at random when PHASE.  The descriptor, or -1
+ * (errno set). */
 CG_OWN static int open_handler_event(pid_t tid, int phase)
 {
     struct perf_event_attr a;
@@ -1042,17 +1043,15 @@ static void note_late(struct tracked *t, uint64_t c)
 }
 
 /* Beside a handler event (CGPROF_STACK_SYNC=2) the kernel's time is
- * sampled by a ring event whose period is 15/16 of P.  With P, its ticks
- * locked onto the handler event's: one that fell due while the handler
- * event's overflow held interrupts off fired late, and the kernel timed
- * the next from then, so it came again just after the handler event's,
- * in the kernel, delivering its signal -- every tick a kernel sample
- * (split.c at 1 kHz, root: 100-110% of CPU time x rate).  With 15/16 of
- * P the ticks drift past each other (100.5-101.8%).  Each of its samples adds its period to
- * the thread's credit, and one sample is kept per P of credit (
- * 15 of 16), so each kept sample stands for P of the kernel's
- * time with no fractional weights; the credit starts at random in [0, P)
- * so that a thread's expected count is its kernel time / P. */
+ * sampled by a ring event whose period is 15/16 of P.  With P, the two
+ * events' ticks locked together, and the ring event caught the thread in
+ * the kernel delivering the handler event's signal at tick after tick
+ * (split.c at 1 kHz, root: 100-110% of CPU time x rate); with 15/16 of P
+ * they drift past each other (100.5-102.1%; docs/stacks.md).  Each of its
+ * samples adds its period to the thread's credit and one is kept per P of
+ * credit (15 of 16), so each kept sample stands for P of the kernel's
+ * time, with no fractional weights; the credit starts at random in
+ * [0, P), so a thread's expected count is its kernel time / P. */
 static int kernel_keep(struct tracked *t)
 {
     t->k_credit += KERNEL_PERIOD;

@@ -210,11 +210,12 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
     if (!d->timed || !d->rate || strcmp(d->event, "wall") == 0 || d->nthreads == 0)
         return;
     double cpu = 0, blocked_cpu = 0;
-    unsigned long long blocked = 0;
+    unsigned long long blocked = 0, ringless = 0;
     for (size_t i = 0; i < d->nthreads; i++) {
         if (d->threads[i].flags & 2) { /* the cpu event's signal blocked */
             blocked++;
             blocked_cpu += (double)d->threads[i].cpu_ns;
+            ringless += (d->threads[i].flags & 8) != 0; /* sampled by it for want of a ring */
         }
     }
     /* the runtime's own work on program threads is not theirs to sample,
@@ -229,6 +230,17 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
     double missing = expected - seen;
     if (missing <= 3 * sqrt((double)d->nthreads) + 0.03 * expected + 3)
         return;
+    if (ringless) { /* threads left without a ring buffer by an ordinary user's limits */
+        fprintf(stderr,
+                "%s: warning: %s: %llu of the %zu threads blocked the profiler's sampling signal "
+                "(they used %.3f s of CPU); %llu of them had no ring buffer, for want of locked "
+                "memory (a user's rings may lock perf_event_mlock_kb per CPU, then "
+                "RLIMIT_MEMLOCK: raise either, or run as root), and are sampled by that signal: "
+                "%.3f s (%.0f%%) of the CPU was not sampled\n",
+                cmd, path, blocked, d->nthreads, blocked_cpu / 1e9, ringless,
+                missing / (double)d->rate, 100 * missing / expected);
+        return;
+    }
     if (blocked) { /* the cpu event, or CGPROF_STACK_SYNC=2's handler events */
         int cpu_ev = strcmp(d->event, "cpu") == 0;
         fprintf(stderr,

@@ -169,6 +169,7 @@ void cg_arcs_freeze_reserve(void) CG_HIDDEN; /* before an unmapping: room for ev
 #define CG_THREAD_ENDED      1u
 #define CG_THREAD_SIGBLOCKED 2u /* seen with the sampling signal blocked (the cpu event) */
 #define CG_THREAD_FROM_BASE  4u /* written: its CPU counted from its sampling's start */
+#define CG_THREAD_RINGLESS   8u /* no locked memory for its ring: sampled by a handler event */
 struct cg_thread_rec {
     pid_t tid;
     unsigned flags;
@@ -290,7 +291,7 @@ void cg_sampler_expect(int delta) CG_HIDDEN;             /* threads about to ope
 void cg_sampler_thread_open(void) CG_HIDDEN;             /* the calling thread's event, from now */
 int cg_sampler_phase_signal(int fd, void *uc) CG_HIDDEN; /* in our signal's handler */
 void cg_sampler_exec_failed(void) CG_HIDDEN;             /* an exec returned */
-int cg_sampler_in_threads(void) CG_HIDDEN;               /* samples taken by their threads */
+int cg_sampler_in_threads(void) CG_HIDDEN;               /* sampled in threads: 1 all, 2 some */
 void cg_sample_count_pc(uintptr_t pc) CG_HIDDEN;         /* sample.c: a handler event's sample */
 void cg_sampler_before_exec(void) CG_HIDDEN;             /* none of our signals left pending */
 void cg_sampler_flush(void) CG_HIDDEN;

@@ -78,6 +78,9 @@
 #define MIN_FIRST_NS 50000u        /* shortest random first period of a time event */
 #define WAIT_NS      50000000u     /* longest wait of a record for its thread's snapshot */
 
+/* the period of the kernel's event beside a handler event (kernel_keep) */
+#define KERNEL_PERIOD (perf_period / 16 * 15)
+
 struct tracked {
     pid_t tid;
     struct cg_thread_rec *rec; /* its totals */
@@ -104,6 +107,7 @@ struct tracked {
     uint64_t h_count, h_samples;
     int64_t h_late; /* its share of late_ns so far */
     int h_seen, h_quiet;
+    uint64_t k_credit; /* its kernel event's time not yet counted, ns (kernel_keep) */
 };
 
 static const struct cg_event *event;
@@ -130,6 +134,7 @@ static int64_t late_ns;                /* atomic: time events' samples came late
 static int time_event;                 /* the perf event counts time (cpu-clock, wall) */
 static int with_chain;                 /* records carry the kernel's callchain */
 static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
+static int spare_fd = -1; /* kept for the scan when the program's threads use every descriptor */
 
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
  * (atomic).  Read by the signal handler to tell our signals from strays. */
@@ -140,6 +145,7 @@ static unsigned char phased[PHASE_FDS];
 static unsigned char hev[PHASE_FDS];
 static int hev_of[PHASE_FDS];
 static int handler_mode; /* a time event's user samples taken by the threads */
+static int ring_less;    /* atomic: some thread got a handler event for want of a ring */
 
 /* Stacks walked by their own threads.  With stacks on, every overflow of
  * a thread's perf event also sends the thread our signal (O_ASYNC); its
@@ -294,9 +300,19 @@ static int phase_on(void)
     return perf_period >= (timed ? 100000u : 2u);
 }
 
-/* Opens TID's handler event (CGPROF_STACK_SYNC=2): user mode only, no
- * ring, our signal at every overflow, to TID alone; its first period at
- * random when PHASE.  The descriptor, or -1 (errno set). */
+/* Whether a thread whose ring cannot be mapped may be sampled by a
+ * handler event instead: a time event sampled at a rate, with our signal
+ * (not wall, whose runqueue time needs the sampler to see every sample,
+ * nor counting events, whose count is not time). */
+static int can_ring_less(void)
+{
+    return event->kind == CG_EV_PERF && event->is_time && start_hz && cg_sample_sig;
+}
+
+/* Opens TID's handler event (CGPROF_STACK_SYNC=2, or a thread with no
+ * ring): user mode only, no ring, our signal at every overflow, to TID
+ * alone; its first period at random when PHASE.  The descriptor, or -1
+ * (errno set). */
 CG_OWN static int open_handler_event(pid_t tid, int phase)
 {
     struct perf_event_attr a;
@@ -392,6 +408,10 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
                  !__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED);
     a.exclude_kernel = !kernel;
     a.exclude_user = h >= 0;
+    /* beside a handler event: a period of its own, so that its ticks
+     * cannot lock onto the handler event's (kernel_keep) */
+    if (h >= 0)
+        a.sample_period = KERNEL_PERIOD;
     /* record --kernel: the kernel's frames of a sample taken in it (the
      * user frames come from the copy, as always); every event's records
      * have the same layout, with or without kernel samples */
@@ -429,6 +449,18 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         if (h >= 0) { /* no locked memory for the kernel's samples */
             *fdp = h;
             return 0;
+        }
+        /* no locked memory left for a ring (an ordinary user's limits):
+         * this thread's user-mode samples come from a handler event,
+         * which needs none; its kernel time goes unsampled (late) */
+        if (can_ring_less()) {
+            h = open_handler_event(tid, phase);
+            if (h >= 0) {
+                __atomic_store_n(&ring_less, 1, __ATOMIC_RELEASE);
+                *fdp = h;
+                return 0;
+            }
+            errno = e;
         }
         return -2; /* EPERM: the user's locked memory for rings is used up */
     }
@@ -593,6 +625,10 @@ static void watch_blocked(struct tracked *t)
      * be sampled; jitter) -- but not while its signals were stopped: the
      * report says that time went unsampled, and why */
     int64_t late = (int64_t)c - (int64_t)(s * perf_period);
+    /* nor for a thread seen with the signal blocked (at its end, say,
+     * before 32 periods): the report says why its time went unsampled */
+    if (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_SIGBLOCKED)
+        late = 0;
     if (!t->h_quiet)
         __atomic_add_fetch(&late_ns, late - t->h_late, __ATOMIC_RELAXED);
     t->h_late = late;
@@ -706,16 +742,28 @@ void cg_sampler_before_exec(void)
     errno = saved;
 }
 
+/* 1: every thread's user-mode samples are taken in the thread (handler
+ * events, CGPROF_STACK_SYNC=2); 2: some threads' are (those with
+ * CG_THREAD_RINGLESS); 0: none. */
 int cg_sampler_in_threads(void)
 {
-    return handler_mode;
+    return handler_mode ? 1 : __atomic_load_n(&ring_less, __ATOMIC_ACQUIRE) ? 2 : 0;
+}
+
+/* Notes in R that its thread's event FD is a handler event for want of a
+ * ring (the report names the limit if it matters). */
+static void note_ring_less(struct cg_thread_rec *r, int fd)
+{
+    if (!handler_mode && r && fd >= 0 && fd < PHASE_FDS &&
+        __atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE))
+        __atomic_or_fetch(&r->flags, CG_THREAD_RINGLESS, __ATOMIC_RELAXED);
 }
 
 /* An exec returned (it failed): the handler events sample again (the
  * stacks of ring events stay with their copies). */
 void cg_sampler_exec_failed(void)
 {
-    if (!handler_mode)
+    if (!cg_sampler_in_threads())
         return;
     int saved = errno;
     for (int fd = 0; fd < PHASE_FDS; fd++)
@@ -999,6 +1047,25 @@ static void note_late(struct tracked *t, uint64_t c)
     t->lost_since = 0;
 }
 
+/* Beside a handler event (CGPROF_STACK_SYNC=2) the kernel's time is
+ * sampled by a ring event whose period is 15/16 of P.  With P, the two
+ * events' ticks locked together, and the ring event caught the thread in
+ * the kernel delivering the handler event's signal at tick after tick
+ * (split.c at 1 kHz, root: 100-110% of CPU time x rate); with 15/16 of P
+ * they drift past each other (100.5-102.1%; docs/stacks.md).  Each of its
+ * samples adds its period to the thread's credit and one is kept per P of
+ * credit (15 of 16), so each kept sample stands for P of the kernel's
+ * time, with no fractional weights; the credit starts at random in
+ * [0, P), so a thread's expected count is its kernel time / P. */
+static int kernel_keep(struct tracked *t)
+{
+    t->k_credit += KERNEL_PERIOD;
+    if (t->k_credit < perf_period)
+        return 0;
+    t->k_credit -= perf_period;
+    return 1;
+}
+
 /* Whether the newest sample record of T's ring (body P, N bytes) should
  * wait there for its thread's snapshot: none is pending, so the thread was
  * stopped before it could run its handler, and the record is left for a
@@ -1059,6 +1126,8 @@ static uint64_t drain(struct tracked *t, int final)
             memcpy(&c, rec + sizeof eh + 8, 8);
             if (t->phasing && !keep_sample(t, c)) {
                 /* a second sample of the first period: not a sample at the rate */
+            } else if (handler_mode && !kernel_keep(t)) {
+                /* a kernel sample's period not yet a whole P of credit */
             } else if (handler_mode ? 0 : (note_late(t, c), 0),
                        __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
@@ -1081,7 +1150,7 @@ static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
     drain(t, 1);
-    if (handler_mode)
+    if (cg_sampler_in_threads())
         watch_blocked(t); /* its last count */
     if (t->rec)
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
@@ -1116,10 +1185,12 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->ring = ring;
     t->phasing = phasing;
     t->last_leaf = UINT32_MAX;
+    t->k_credit = handler_mode ? cg_random64(tid) % perf_period : 0;
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
     if (!event || fd >= 0)
         return;
     int rc = open_event(tid, &t->fd, &t->ring, &t->phasing);
+    note_ring_less(t->rec, t->fd);
     if (rc != 0) {
         if (!perf_errno) /* -1: no locked memory left for its ring */
             perf_errno = rc == -2 && errno == EPERM ? -1 : errno;
@@ -1159,6 +1230,13 @@ static void scan(void)
     for (size_t i = 0; i < ntrk; i++)
         trk[i].seen = 0;
     int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    /* every descriptor taken (RLIMIT_NOFILE: one event per thread): the
+     * spare one, so that the events of threads gone are still closed */
+    if (dir < 0 && errno == EMFILE && spare_fd >= 0) {
+        close(spare_fd);
+        spare_fd = -1;
+        dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
     if (dir < 0)
         return;
     char buf[4096];
@@ -1184,6 +1262,8 @@ static void scan(void)
         }
     }
     close(dir);
+    if (spare_fd < 0)
+        spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     /* in this order: a thread listed above whose creator counted it in
      * `starting` either still counts (and waits) or has put its event in
      * a slot before it stopped counting, and take_slots finds it */
@@ -1378,7 +1458,7 @@ static void *sampler_main(void *arg)
         if (now - last_scan >= SCAN_NS || __atomic_exchange_n(&rescan, 0, __ATOMIC_ACQ_REL)) {
             for (size_t i = 0; event && i < ntrk; i++) {
                 drain(&trk[i], 0); /* before a scan's slower work */
-                if (handler_mode)
+                if (cg_sampler_in_threads())
                     watch_blocked(&trk[i]);
             }
             if (event)
@@ -1402,7 +1482,7 @@ static void *sampler_main(void *arg)
                 scan();
             for (size_t i = 0; i < ntrk; i++) {
                 drain(&trk[i], 1);
-                if (handler_mode)
+                if (cg_sampler_in_threads())
                     watch_blocked(&trk[i]);
             }
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
@@ -1520,6 +1600,7 @@ CG_OWN void cg_sampler_thread_open(void)
     void *ring;
     int rc = open_event(tid, &fd, &ring, &phasing);
     __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    note_ring_less(own, fd);
     if (rc == 0) { /* the loader's and constructors' time, for the main thread */
         __atomic_add_fetch(&before_cpu_ns, t0, __ATOMIC_RELAXED);
         if (own) /* its CPU time is final when it ends */
@@ -1622,6 +1703,7 @@ void cg_sampler_after_fork(void)
     start_cpu_ns = 0;
     before_cpu_ns = 0;
     late_ns = 0;
+    ring_less = 0;
     execing = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;

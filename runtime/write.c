@@ -59,7 +59,8 @@ static const char *errno_text(int e)
         return "not permitted (see /proc/sys/kernel/perf_event_paranoid)";
     case EMFILE:
     case ENFILE:
-        return "too many open files";
+        return "too many open files (each sampled thread holds one: raise RLIMIT_NOFILE, "
+               "ulimit -n)";
     case ENOSYS:
         return "no perf_event_open in this kernel";
     case -1: /* sampler.c: the ring buffer's mmap, EPERM */

@@ -438,8 +438,8 @@ static void note_got_calls(const struct lc_module *m, const struct lc_dyn *d)
  *      per run of sites, then given back the protection of its segment.
  */
 struct lc_slot {
-    uintptr_t at;   /* the GLOB_DAT slot */
-    uintptr_t stub; /* stub index + 1 of its target; 0: not hooked */
+    uintptr_t at;     /* the GLOB_DAT slot */
+    uintptr_t target; /* where its calls go (target_of), 0: left alone */
 };
 
 struct lc_site {
@@ -509,7 +509,11 @@ static void sweep_range(uintptr_t pc, uintptr_t len, void *ctx)
             int32_t d;
             memcpy(&d, p + 2, 4);
             const struct lc_slot *s = find_slot(w, (uintptr_t)(p + 6) + (uintptr_t)(intptr_t)d);
-            if (s && s->stub) {
+            long k = s && s->target ? stub_for(s->target) : -1;
+            if (s && s->target && k < 0 && !full_said++)
+                cg_note("library calls: more call targets than stubs (8192): the calls of ",
+                        mod_name(w->m), " and later modules are partly not counted");
+            if (k >= 0) {
                 if (w->nsites == w->cap) {
                     size_t cap = w->cap ? 2 * w->cap : 512;
                     void *q = mmap(NULL, cap * sizeof *w->sites, PROT_READ | PROT_WRITE,
@@ -526,7 +530,7 @@ static void sweep_range(uintptr_t pc, uintptr_t len, void *ctx)
                     w->sites = q;
                     w->cap = cap;
                 }
-                w->sites[w->nsites++] = (struct lc_site){(uintptr_t)p, (uint32_t)(s->stub - 1)};
+                w->sites[w->nsites++] = (struct lc_site){(uintptr_t)p, (uint32_t)k};
             }
         }
         p += n;
@@ -666,18 +670,12 @@ static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
         int type = ELF64_ST_TYPE(s->st_info);
         struct lc_slot *e = &w.slots[w.nslots++];
         e->at = m->bias + r->r_offset;
-        e->stub = 0;
+        e->target = 0;
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx != SHN_UNDEF ||
             strcmp(name, "__libc_start_main") == 0 || strcmp(name, "__cxa_finalize") == 0 ||
             strcmp(name, "_mcleanup") == 0 || strcmp(name, "__monstartup") == 0)
             continue;
-        uintptr_t t = target_of(m, d, r, 0);
-        long k = t ? stub_for(t) : -1;
-        if (t && k < 0 && !full_said++)
-            cg_note("library calls: more call targets than stubs (8192): the calls of ",
-                    mod_name(m), " and later modules are partly not counted");
-        if (k >= 0)
-            e->stub = (uintptr_t)k + 1;
+        e->target = target_of(m, d, r, 0);
     }
     qsort(w.slots, w.nslots, sizeof *w.slots, by_slot);
     cg_cfi_each_range(eh, eh_lo, eh_hi, sweep_range, &w);

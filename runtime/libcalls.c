@@ -1,5 +1,7 @@
 /* Library calls: counts the calls a profiled module makes through its PLT
- * into other shared objects, by pointing their GOT entries at trampolines.
+ * into other shared objects, by pointing their GOT entries at trampolines,
+ * and those it makes through the GOT (-fno-plt, .plt.got), by rewriting
+ * the call sites (patch_sites, below).
  *
  * At start-up (cg_init, cgprof format only) every module present that was
  * built with -pg -- one whose relocations name mcount, _mcount or
@@ -11,7 +13,8 @@
  * Invariants:
  *   1. Only JUMP_SLOT entries are touched: R_X86_64_GLOB_DAT entries,
  *      which `&f` and -fno-plt calls load, keep the function's own address,
- *      so function-pointer identity never changes.
+ *      so function-pointer identity never changes (a -fno-plt call is
+ *      redirected at its call site instead, invariants 7 and 8).
  *   2. A stub jumps to exactly the function the entry would have reached:
  *      the entry's own value when it is already bound (bind-now, or a lazy
  *      entry a constructor already used), else the definition the loader's

@@ -2,9 +2,11 @@
 # t0600: library calls -- the calls -pg code makes through its PLT into
 # shared libraries are counted exactly, per caller, in every thread (and
 # constructors, signal handlers, forked children), with
-# lazy binding and with -z now (full RELRO), against the numbers the
-# program makes (tests/progs/libcalls.c) and against ltrace -c; and the
-# program sees nothing of it.
+# lazy binding and with -z now (full RELRO), and built -fno-plt (call
+# sites patched), against the numbers the program makes
+# (tests/progs/libcalls.c) and against ltrace -c; and the program sees
+# nothing of it.  The call-site finder's instruction decoder against
+# capstone.
 . "$(dirname "$0")/lib.sh"
 
 N=1000

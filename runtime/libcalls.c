@@ -436,9 +436,11 @@ static void note_got_calls(const struct lc_module *m, const struct lc_dyn *d)
  *   8. The trampolines are written and made executable before any site
  *      points at them; a site's 6 bytes are one aligned 8-byte store when
  *      they lie within one aligned 8-byte word, else two stores (no thread
- *      can be executing them in the safe window either way).  Each text
- *      page is made writable (and executable, if the kernel allows) once
- *      per run of sites, then given back the protection of its segment.
+ *      can be executing them in the safe window either way).  The text
+ *      pages from a site to the last site of its segment are made
+ *      writable (and executable, if the kernel allows) at once, then given
+ *      back the protection of their segment; pages a segment of other
+ *      flags shares are not opened.
  */
 struct lc_slot {
     uintptr_t at;     /* the GLOB_DAT slot */
@@ -593,6 +595,18 @@ static int page_prot(const struct lc_module *m, uintptr_t pg, uintptr_t psz)
     return prot;
 }
 
+/* The end of the file-backed part of M's executable segment holding AT. */
+static uintptr_t seg_end(const struct lc_module *m, uintptr_t at)
+{
+    for (int i = 0; i < m->phnum; i++) {
+        const ElfW(Phdr) *ph = &m->phdr[i];
+        uintptr_t a = m->bias + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && at >= a && at < a + ph->p_filesz)
+            return a + ph->p_filesz;
+    }
+    return at + 6;
+}
+
 /* Makes [lo, hi) writable, keeping it executable if the kernel allows. */
 static int open_text(uintptr_t lo, uintptr_t hi)
 {
@@ -710,16 +724,26 @@ static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
     int oprot = -1;
     for (size_t i = 0; i < w.nsites && tr != MAP_FAILED; i++) {
         uintptr_t at = w.sites[i].at;
-        uintptr_t plo = at & ~(psz - 1), phi = (at + 6 + psz - 1) & ~(psz - 1);
-        if (plo != olo || phi != ohi) {
+        if (at < olo || at + 6 > ohi) {
             if (ohi)
                 mprotect((void *)olo, ohi - olo, oprot);
             olo = ohi = 0;
+            /* the pages from this site to the last of its segment's
+             * sites (one mprotect there and one back: the Lua interpreter
+             * built -fno-plt has 995 sites on 40 pages), else its own */
+            uintptr_t shi = seg_end(m, at), last = at;
+            for (size_t j = i + 1; j < w.nsites && w.sites[j].at > last && w.sites[j].at + 6 <= shi;
+                 j++)
+                last = w.sites[j].at;
+            uintptr_t plo = at & ~(psz - 1), phi = (last + 6 + psz - 1) & ~(psz - 1);
             oprot = page_prot(m, plo, psz);
-            if (oprot < 0 || (phi - plo > psz && page_prot(m, plo + psz, psz) != oprot) ||
-                open_text(plo, phi) != 0) {
-                refused++;
-                continue;
+            if (oprot < 0 || page_prot(m, phi - psz, psz) != oprot || open_text(plo, phi) != 0) {
+                phi = (at + 6 + psz - 1) & ~(psz - 1);
+                if (oprot < 0 || page_prot(m, phi - psz, psz) != oprot ||
+                    open_text(plo, phi) != 0) {
+                    refused++;
+                    continue;
+                }
             }
             olo = plo, ohi = phi;
         }

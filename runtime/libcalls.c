@@ -459,7 +459,8 @@ struct lc_sweep {
     struct lc_site *sites;
     size_t nsites, cap;
     uintptr_t xlo, xhi; /* the executable segments' span */
-    size_t undecoded, full;
+    size_t undecoded;   /* functions not decoded that look as if they held sites */
+    size_t full;        /* functions whose sites could not be listed (no memory) */
 };
 
 static int by_slot(const void *a, const void *b)
@@ -494,6 +495,28 @@ static const struct lc_slot *find_slot(const struct lc_sweep *w, uintptr_t at)
     return a < w->nslots && w->slots[a].at == at ? &w->slots[a] : NULL;
 }
 
+/* The slot an ff 15 / ff 25 at P reads if it is a GOT call site to be
+ * counted, else NULL. */
+static const struct lc_slot *site_slot(const struct lc_sweep *w, const unsigned char *p)
+{
+    if (p[0] != 0xff || (p[1] != 0x15 && p[1] != 0x25))
+        return NULL;
+    int32_t d;
+    memcpy(&d, p + 2, 4);
+    const struct lc_slot *s = find_slot(w, (uintptr_t)(p + 6) + (uintptr_t)(intptr_t)d);
+    return s && s->target ? s : NULL;
+}
+
+/* Whether the bytes of a function that did not decode hold what looks like
+ * a call site to be counted (then it is said in a note). */
+static int might_call(const struct lc_sweep *w, const unsigned char *p, const unsigned char *end)
+{
+    for (; end - p >= 6; p++)
+        if (site_slot(w, p))
+            return 1;
+    return 0;
+}
+
 /* One function (an FDE's range): its GOT call sites, kept only if every
  * instruction of it decoded. */
 static void sweep_range(uintptr_t pc, uintptr_t len, void *ctx)
@@ -507,15 +530,13 @@ static void sweep_range(uintptr_t pc, uintptr_t len, void *ctx)
         size_t n = cg_insn_len(p, (size_t)(end - p));
         if (!n) {
             w->nsites = first; /* not sure where its instructions are */
-            w->undecoded++;
+            w->undecoded += might_call(w, (const unsigned char *)pc, end);
             return;
         }
-        if (n == 6 && p[0] == 0xff && (p[1] == 0x15 || p[1] == 0x25)) {
-            int32_t d;
-            memcpy(&d, p + 2, 4);
-            const struct lc_slot *s = find_slot(w, (uintptr_t)(p + 6) + (uintptr_t)(intptr_t)d);
-            long k = s && s->target ? stub_for(s->target) : -1;
-            if (s && s->target && k < 0 && !full_said++)
+        const struct lc_slot *s = n == 6 ? site_slot(w, p) : NULL;
+        if (s) {
+            long k = stub_for(s->target);
+            if (k < 0 && !full_said++)
                 cg_note("library calls: more call targets than stubs (8192): the calls of ",
                         mod_name(w->m), " and later modules are partly not counted");
             if (k >= 0) {
@@ -705,7 +726,7 @@ static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
             tramp_of[w.sites[i].stub] = (uint32_t)++ntramp;
     size_t tbytes = (ntramp * 16 + psz - 1) & ~(psz - 1);
     unsigned char *tr = ntramp ? tramp_page(m->lo, m->hi, tbytes) : MAP_FAILED;
-    size_t patched = 0, refused = 0;
+    size_t refused = 0;
     if (tr != MAP_FAILED) {
         for (size_t i = 0; i < w.nsites; i++) {
             unsigned char *t = tr + 16 * (tramp_of[w.sites[i].stub] - 1);
@@ -748,7 +769,6 @@ static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
             olo = plo, ohi = phi;
         }
         patch_site(at, (uintptr_t)(tr + 16 * (tramp_of[w.sites[i].stub] - 1)));
-        patched++;
     }
     if (ohi)
         mprotect((void *)olo, ohi - olo, oprot);
@@ -763,6 +783,10 @@ static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
         note_count(" functions not decoded: their calls through the GOT (-fno-plt, .plt.got) are "
                    "not counted",
                    w.undecoded, "", m);
+    if (w.full)
+        note_count(" functions' call sites through the GOT not patched (out of memory): not "
+                   "counted",
+                   w.full, "", m);
     if (refused)
         note_count(" call sites through the GOT could not be patched (no near page, or text not "
                    "writable): not counted",

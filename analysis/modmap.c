@@ -275,16 +275,24 @@ static void close_ranges(struct builder *b)
  * A library call's arc (docs/libcalls.md) has for `self` the function that
  * ran -- an IFUNC's implementation (__strlen_evex), a versioned definition
  * (pthread_join@@GLIBC_2.34).  The name the program called is the one its
- * call instruction went to: `from` is the return address of a `call rel32`
- * (e8) to one of the calling module's PLT stubs, which SYMTAB_PLT names
- * "strlen@plt".  Each function reached by such arcs takes that name when
- * every one of them agrees (memcpy and memmove may share one
- * implementation: then it keeps its own), with its module's suffix.  */
+ * call instruction went to: `from` is the return address of either
+ *   - a `call rel32` (e8) to one of the calling module's PLT stubs, which
+ *     SYMTAB_PLT names "strlen@plt", or
+ *   - a `call *slot(%rip)` (ff 15 disp32: -fno-plt) through a GOT slot whose
+ *     R_X86_64_GLOB_DAT relocation names the symbol (the runtime rewrote
+ *     the site in memory into `nop; call rel32`, the same 6 bytes; the file
+ *     keeps the original).
+ * Each function reached by such arcs takes that name when every one of
+ * them agrees (memcpy and memmove may share one implementation: then it
+ * keeps its own), with its module's suffix.  */
+static char disagree[1];
+
 struct called {
     const struct cgdata *d;
     const struct symtab *st;
-    size_t k;     /* the calling module */
-    long *callee; /* per symbol: the symbol naming it, -1 none, -2 disagreeing */
+    size_t k;      /* the calling module */
+    char **callee; /* per symbol: the name it was called by, NULL none, disagree */
+    int failed;    /* out of memory */
 };
 
 /* The bytes at link-time address ADDR of ELF, N of them, or NULL. */
@@ -304,6 +312,61 @@ static const unsigned char *elf_bytes(Elf *elf, uint64_t addr, size_t n)
     return NULL;
 }
 
+/* The symbol named by the R_X86_64_GLOB_DAT relocation of the GOT slot at
+ * link-time address SLOT, or NULL. */
+static const char *glob_dat_name(Elf *elf, uint64_t slot)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+        GElf_Shdr symsh;
+        Elf_Data *syms = symscn ? elf_getdata(symscn, NULL) : NULL;
+        if (!data || !syms || !gelf_getshdr(symscn, &symsh))
+            continue;
+        size_t n = sh.sh_size / sh.sh_entsize;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot ||
+                GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT)
+                continue;
+            if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+                return NULL;
+            const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+            return name && *name ? name : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* The name the call ending at FROM (link-time address) in ELF called,
+ * without its @-suffix: its length in *LEN, or NULL. */
+static const char *called_name(const struct called *c, Elf *elf, uint32_t id, uint64_t from,
+                               size_t *len)
+{
+    const unsigned char *b = from >= 5 ? elf_bytes(elf, from - 5, 5) : NULL;
+    const char *name = NULL;
+    if (b && b[0] == 0xe8) {
+        int32_t rel = (int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 |
+                                (uint32_t)b[4] << 24);
+        long via = symtab_lookup(c->st, modmap_pc(c->d, id, from + (uint64_t)(int64_t)rel));
+        if (via >= 0 && strstr(c->st->syms[via].name, "@plt"))
+            name = c->st->syms[via].name;
+    }
+    b = !name && from >= 6 ? elf_bytes(elf, from - 6, 6) : NULL;
+    if (b && b[0] == 0xff && b[1] == 0x15) {
+        int32_t rel = (int32_t)((uint32_t)b[2] | (uint32_t)b[3] << 8 | (uint32_t)b[4] << 16 |
+                                (uint32_t)b[5] << 24);
+        name = glob_dat_name(elf, from + (uint64_t)(int64_t)rel);
+    }
+    if (name)
+        *len = strcspn(name, "@");
+    return name;
+}
+
 static int called_cb(Elf *elf, void *ctx)
 {
     struct called *c = ctx;
@@ -314,21 +377,20 @@ static int called_cb(Elf *elf, void *ctx)
         if (a->from_module != id || a->self_module == id || a->from_addr < 5)
             continue;
         long to = symtab_lookup(c->st, modmap_pc(d, a->self_module, a->self_addr));
-        const unsigned char *b = elf_bytes(elf, a->from_addr - 5, 5);
-        if (to < 0 || c->callee[to] == -2 || !b || b[0] != 0xe8)
+        if (to < 0 || c->callee[to] == disagree)
             continue;
-        int32_t rel = (int32_t)((uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 |
-                                (uint32_t)b[4] << 24);
-        long via = symtab_lookup(c->st, modmap_pc(d, id, a->from_addr + (uint64_t)(int64_t)rel));
-        if (via < 0 || !strstr(c->st->syms[via].name, "@plt"))
+        size_t len;
+        const char *via = called_name(c, elf, id, a->from_addr, &len);
+        if (!via)
             continue;
-        if (c->callee[to] == -1)
-            c->callee[to] = via;
-        else if (strcspn(c->st->syms[via].name, "@") !=
-                     strcspn(c->st->syms[c->callee[to]].name, "@") ||
-                 strncmp(c->st->syms[via].name, c->st->syms[c->callee[to]].name,
-                         strcspn(c->st->syms[via].name, "@")) != 0)
-            c->callee[to] = -2;
+        char *had = c->callee[to];
+        if (had && (strlen(had) != len || strncmp(had, via, len) != 0)) {
+            free(had);
+            c->callee[to] = disagree;
+        } else if (!had && !(c->callee[to] = strndup(via, len))) {
+            c->failed = 1;
+            return 0;
+        }
     }
     return 0;
 }
@@ -337,12 +399,11 @@ static int called_cb(Elf *elf, void *ctx)
 static int called_names(struct builder *b, const struct cgdata *d)
 {
     struct symtab st = {.syms = b->syms, .n = b->n};
-    long *callee = malloc((b->n ? b->n : 1) * sizeof *callee);
+    char **callee = calloc(b->n ? b->n : 1, sizeof *callee);
     if (!callee)
         return -1;
-    for (size_t i = 0; i < b->n; i++)
-        callee[i] = -1;
-    for (size_t k = 0; k < d->nmodules; k++) {
+    int failed = 0;
+    for (size_t k = 0; k < d->nmodules && !failed; k++) {
         const struct cgdata_module *m = &d->modules[k];
         int any = 0;
         for (size_t i = 0; i < d->narcs && !any; i++)
@@ -352,32 +413,35 @@ static int called_names(struct builder *b, const struct cgdata *d)
         struct called c = {.d = d, .st = &st, .k = k, .callee = callee};
         char err[256];
         elffile_with(m->path, called_cb, &c, err, sizeof err); /* unreadable: names stay */
+        failed = c.failed;
     }
-    for (size_t i = 0; i < b->n; i++) {
-        if (callee[i] < 0 || b->syms[i].name[0] == '[' || b->syms[i].is_runtime)
+    for (size_t i = 0; i < b->n && !failed; i++) {
+        if (!callee[i] || callee[i] == disagree || b->syms[i].name[0] == '[' ||
+            b->syms[i].is_runtime)
             continue;
-        const char *via = b->syms[callee[i]].name, *own = b->syms[i].name;
-        size_t len = strcspn(via, "@");
+        const char *own = b->syms[i].name;
         const char *mod = strstr(own, " [");
         char name[1024];
-        snprintf(name, sizeof name, "%.*s%s", (int)len, via, mod ? mod : "");
+        snprintf(name, sizeof name, "%s%s", callee[i], mod ? mod : "");
         if (strcmp(name, own) == 0)
             continue;
         char *copy = strdup(name);
         char **nm = realloc(b->names, (b->nnames + 1) * sizeof *nm);
+        if (nm)
+            b->names = nm;
         if (!copy || !nm) {
             free(copy);
-            if (nm)
-                b->names = nm;
-            free(callee);
-            return -1;
+            failed = 1;
+            break;
         }
-        b->names = nm;
         b->names[b->nnames++] = copy;
         b->syms[i].name = copy;
     }
+    for (size_t i = 0; i < b->n; i++)
+        if (callee[i] != disagree)
+            free(callee[i]);
     free(callee);
-    return 0;
+    return failed ? -1 : 0;
 }
 
 /* The synthetic pc of (module, address); "[unknown]" lives in slice 0,

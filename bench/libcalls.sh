@@ -8,6 +8,9 @@
 #                  libcgprof with CGPROF_LIBCALLS=1 against =0
 #   glibc mcount = (glibc's gmon runtime - empty mcount) / calls: the same
 #                  loop calling a trivial -pg function of its own
+#   -fno-plt     = the library call again, the loop built -fno-plt: its
+#                  call *triv@GOTPCREL(%rip) patched into a call to a
+#                  trampoline (docs/libcalls.md)
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -20,8 +23,9 @@ LIB=$BUILD/libcgprof.so
 [ -f "$W/empty.so" ] || cc -shared -o "$W/empty.so" "$ROOT/bench/empty_mcount.S"
 gcc -O2 -fPIC -shared -DLIBTRIV "$ROOT/bench/libcall.c" -o "$W/libtriv.so"
 gcc -O2 -pg "$ROOT/bench/libcall.c" -o "$W/libcall" -L"$W" -ltriv -Wl,-rpath,"$W"
+gcc -O2 -pg -fno-plt "$ROOT/bench/libcall.c" -o "$W/libcall_noplt" -L"$W" -ltriv -Wl,-rpath,"$W"
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-for v in on off glibc floor; do : >"$W/lc.$v"; done
+for v in on off glibc floor npon npoff; do : >"$W/lc.$v"; done
 i=0
 while [ $i -lt "$RUNS" ]; do
     "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
@@ -30,6 +34,10 @@ while [ $i -lt "$RUNS" ]; do
         CGPROF_LIBCALLS=0 "$W/libcall" lib $N >>"$W/lc.off"
     "$W/cputime" GMON_OUT_PREFIX="$W/glibc-gmon" "$W/libcall" pg $N >>"$W/lc.glibc"
     "$W/cputime" LD_PRELOAD="$W/empty.so" "$W/libcall" pg $N >>"$W/lc.floor"
+    "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
+        CGPROF_LIBCALLS=1 "$W/libcall_noplt" lib $N >>"$W/lc.npon"
+    "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
+        CGPROF_LIBCALLS=0 "$W/libcall_noplt" lib $N >>"$W/lc.npoff"
     i=$((i + 1))
 done
 rm -f "$W"/glibc-gmon.* "$W"/lc.data.*
@@ -37,13 +45,24 @@ rm -f "$W"/glibc-gmon.* "$W"/lc.data.*
 "$BUILD/cgprof" record -F 0 -o "$W/lc.data" "$W/libcall" lib $N
 counted=$("$BUILD/cgprof" report -b -q "$W/lc.data" 2>/dev/null |
     awk -f "$ROOT/tests/arcs.awk" | awk '$1 == "main" && $2 == "triv" { print $3 }' | sort -u)
+"$BUILD/cgprof" record -F 0 -o "$W/lc.data" "$W/libcall_noplt" lib $N
+npcounted=$("$BUILD/cgprof" report -b -q "$W/lc.data" 2>/dev/null |
+    awk -f "$ROOT/tests/arcs.awk" | awk '$1 == "main" && $2 == "triv" { print $3 }' | sort -u)
 awk -v on="$(median <"$W/lc.on")" -v off="$(median <"$W/lc.off")" -v g="$(median <"$W/lc.glibc")" \
-    -v f="$(median <"$W/lc.floor")" -v n=$N -v counted="${counted:-0}" 'BEGIN {
+    -v f="$(median <"$W/lc.floor")" -v n=$N -v counted="${counted:-0}" \
+    -v npon="$(median <"$W/lc.npon")" -v npoff="$(median <"$W/lc.npoff")" \
+    -v npcounted="${npcounted:-0}" 'BEGIN {
     lc = (on - off) * 1e6 / n; gm = (g - f) * 1e6 / n
     printf "library calls: %d calls to a trivial function of a library built without -pg\n", n
     printf "  counted %d ms, not counted %d ms: %.2f ns per counted call (%d counted)\n", on, off, lc, counted
+    np = (npon - npoff) * 1e6 / n
+    printf "  -fno-plt: counted %d ms, not counted %d ms: %.2f ns per counted call (%d counted)\n",
+        npon, npoff, np, npcounted
     printf "  glibc mcount: %d ms, empty mcount %d ms: %.2f ns per -pg call\n", g, f, gm
     r = gm > 0 ? lc / gm : 0
-    printf "  RATIO library call / glibc mcount: %.2f  (target <= 0.33) %s\n\n", r,
+    printf "  RATIO library call / glibc mcount: %.2f  (target <= 0.33) %s\n", r,
+        r <= 0.33 ? "PASS" : "OVER"
+    r = gm > 0 ? np / gm : 0
+    printf "  RATIO -fno-plt library call / glibc mcount: %.2f  (target <= 0.33) %s\n\n", r,
         r <= 0.33 ? "PASS" : "OVER"
 }'

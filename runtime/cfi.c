@@ -670,3 +670,57 @@ const struct cg_cfi_row *cg_cfi_find(const struct cg_cfi *t, uintptr_t off)
     }
     return &t->rows[a];
 }
+
+/* The code range of the FDE at AT, or 0 (*pc untouched) when it has none
+ * usable. */
+static uintptr_t fde_range(uintptr_t at, uintptr_t seg_lo, uintptr_t seg_hi, struct cie *cache,
+                           uintptr_t *pc)
+{
+    struct rd r = {at, seg_lo, seg_hi, 0};
+    uint64_t len = rd_n(&r, 4);
+    if (len == 0xffffffffu)
+        len = rd_n(&r, 8);
+    uintptr_t body = r.p;
+    if (r.bad || len == 0 || len > seg_hi - body)
+        return 0;
+    r.hi = body + len;
+    uintptr_t id_at = r.p;
+    uint32_t cie_off = (uint32_t)rd_n(&r, 4);
+    if (r.bad || cie_off == 0 || cie_off > id_at - seg_lo)
+        return 0;
+    uintptr_t cie_at = id_at - cie_off;
+    if (cache->at != cie_at && parse_cie(cie_at, seg_lo, seg_hi, cache) != 0) {
+        cache->at = 0;
+        return 0;
+    }
+    uintptr_t p = encoded(&r, cache->fde_enc, 0);
+    uintptr_t range = encoded(&r, cache->fde_enc & 0x0f, 0);
+    if (r.bad)
+        return 0;
+    *pc = p;
+    return range;
+}
+
+int cg_cfi_each_range(uintptr_t hdr, uintptr_t seg_lo, uintptr_t seg_hi,
+                      void (*fn)(uintptr_t pc, uintptr_t len, void *ctx), void *ctx)
+{
+    struct rd r = {hdr, seg_lo, seg_hi, 0};
+    uint8_t version = (uint8_t)rd_n(&r, 1);
+    uint8_t ptr_enc = (uint8_t)rd_n(&r, 1);
+    uint8_t count_enc = (uint8_t)rd_n(&r, 1);
+    uint8_t table_enc = (uint8_t)rd_n(&r, 1);
+    encoded(&r, ptr_enc, hdr);
+    uint64_t n = count_enc == 0xff ? 0 : encoded(&r, count_enc, hdr);
+    if (r.bad || version != 1 || !n || table_enc == 0xff)
+        return -1;
+    struct cie cache;
+    memset(&cache, 0, sizeof cache);
+    for (uint64_t i = 0; i < n && !r.bad; i++) {
+        encoded(&r, table_enc, hdr);
+        uintptr_t fde = encoded(&r, table_enc, hdr), pc = 0;
+        uintptr_t len = r.bad ? 0 : fde_range(fde, seg_lo, seg_hi, &cache, &pc);
+        if (len)
+            fn(pc, len, ctx);
+    }
+    return r.bad ? -1 : 0;
+}

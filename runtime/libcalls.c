@@ -1,5 +1,7 @@
 /* Library calls: counts the calls a profiled module makes through its PLT
- * into other shared objects, by pointing their GOT entries at trampolines.
+ * into other shared objects, by pointing their GOT entries at trampolines,
+ * and those it makes through the GOT (-fno-plt, .plt.got), by rewriting
+ * the call sites (patch_sites, below).
  *
  * At start-up (cg_init, cgprof format only) every module present that was
  * built with -pg -- one whose relocations name mcount, _mcount or
@@ -11,7 +13,8 @@
  * Invariants:
  *   1. Only JUMP_SLOT entries are touched: R_X86_64_GLOB_DAT entries,
  *      which `&f` and -fno-plt calls load, keep the function's own address,
- *      so function-pointer identity never changes.
+ *      so function-pointer identity never changes (a -fno-plt call is
+ *      redirected at its call site instead, invariants 7 and 8).
  *   2. A stub jumps to exactly the function the entry would have reached:
  *      the entry's own value when it is already bound (bind-now, or a lazy
  *      entry a constructor already used), else the definition the loader's
@@ -38,6 +41,7 @@
  *      entry pointing at the same function, uncounted.
  */
 #include "rt.h"
+#include "unwind.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -409,12 +413,396 @@ static void note_got_calls(const struct lc_module *m, const struct lc_dyn *d)
     cg_note(line, NULL, NULL);
 }
 
+/* ---- call sites through the GOT (-fno-plt, .plt.got) ----------------
+ *
+ * `call *f@GOTPCREL(%rip)` (ff 15 disp32) and `jmp *f@GOTPCREL(%rip)`
+ * (ff 25 disp32: -fno-plt tail calls, and the executable's .plt.got
+ * entries) read a GLOB_DAT slot, which also gives `&f`: the slot cannot
+ * change (invariant 1).  The instruction can: in a safe window only (the
+ * module's code cannot be running: cg_init, or a dlopen the runtime made
+ * itself, once it has returned), each such site of a -pg module, found
+ * at a real instruction boundary by decoding every FDE range of its code
+ * (insnlen.c), becomes `nop; call rel32` (90 e8) or `nop; jmp rel32` (90
+ * e9) -- the same 6 bytes, so the return address is the same -- to a
+ * near trampoline `jmp *0(%rip); .quad stub` in a page mapped within
+ * +-2 GB of the module, leading to the stub of the slot's target.
+ *
+ * Invariants:
+ *   7. A site is patched only if its whole function decoded, its disp32
+ *      names a GLOB_DAT slot of an undefined function symbol whose value
+ *      (bound by the loader before any code ran) passes target_of's
+ *      rules, and its text page can be made writable; otherwise the site
+ *      is left exactly as it was.
+ *   8. The trampolines are written and made executable before any site
+ *      points at them; a site's 6 bytes are one aligned 8-byte store when
+ *      they lie within one aligned 8-byte word, else two stores (no thread
+ *      can be executing them in the safe window either way).  The text
+ *      pages from a site to the last site of its segment are made
+ *      writable (and executable, if the kernel allows) at once, then given
+ *      back the protection of their segment; pages a segment of other
+ *      flags shares are not opened.
+ */
+struct lc_slot {
+    uintptr_t at;     /* the GLOB_DAT slot */
+    uintptr_t target; /* where its calls go (target_of), 0: left alone */
+};
+
+struct lc_site {
+    uintptr_t at; /* the ff 15 / ff 25 instruction */
+    uint32_t stub;
+};
+
+struct lc_sweep {
+    const struct lc_module *m;
+    struct lc_slot *slots;
+    size_t nslots;
+    struct lc_site *sites;
+    size_t nsites, cap;
+    uintptr_t xlo, xhi; /* the executable segments' span */
+    size_t undecoded;   /* functions not decoded that look as if they held sites */
+    size_t full;        /* functions whose sites could not be listed (no memory) */
+};
+
+static int by_slot(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct lc_slot *)a)->at, y = ((const struct lc_slot *)b)->at;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether [pc, pc + len) lies in one executable segment of M. */
+static int in_text(const struct lc_module *m, uintptr_t pc, uintptr_t len)
+{
+    for (int i = 0; i < m->phnum; i++) {
+        const ElfW(Phdr) *ph = &m->phdr[i];
+        uintptr_t a = m->bias + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && pc >= a &&
+            len <= a + ph->p_filesz - pc && pc < a + ph->p_filesz)
+            return 1;
+    }
+    return 0;
+}
+
+static const struct lc_slot *find_slot(const struct lc_sweep *w, uintptr_t at)
+{
+    size_t a = 0, z = w->nslots;
+    while (a < z) {
+        size_t h = a + (z - a) / 2;
+        if (w->slots[h].at < at)
+            a = h + 1;
+        else
+            z = h;
+    }
+    return a < w->nslots && w->slots[a].at == at ? &w->slots[a] : NULL;
+}
+
+/* The slot an ff 15 / ff 25 at P reads if it is a GOT call site to be
+ * counted, else NULL. */
+static const struct lc_slot *site_slot(const struct lc_sweep *w, const unsigned char *p)
+{
+    if (p[0] != 0xff || (p[1] != 0x15 && p[1] != 0x25))
+        return NULL;
+    int32_t d;
+    memcpy(&d, p + 2, 4);
+    const struct lc_slot *s = find_slot(w, (uintptr_t)(p + 6) + (uintptr_t)(intptr_t)d);
+    return s && s->target ? s : NULL;
+}
+
+/* Whether the bytes of a function that did not decode hold what looks like
+ * a call site to be counted (then it is said in a note). */
+static int might_call(const struct lc_sweep *w, const unsigned char *p, const unsigned char *end)
+{
+    for (; end - p >= 6; p++)
+        if (site_slot(w, p))
+            return 1;
+    return 0;
+}
+
+/* One function (an FDE's range): its GOT call sites, kept only if every
+ * instruction of it decoded. */
+static void sweep_range(uintptr_t pc, uintptr_t len, void *ctx)
+{
+    struct lc_sweep *w = ctx;
+    if (!in_text(w->m, pc, len))
+        return;
+    size_t first = w->nsites;
+    const unsigned char *p = (const unsigned char *)pc, *end = p + len;
+    while (p < end) {
+        size_t n = cg_insn_len(p, (size_t)(end - p));
+        if (!n) {
+            w->nsites = first; /* not sure where its instructions are */
+            w->undecoded += might_call(w, (const unsigned char *)pc, end);
+            return;
+        }
+        const struct lc_slot *s = n == 6 ? site_slot(w, p) : NULL;
+        if (s) {
+            long k = stub_for(s->target);
+            if (k < 0 && !full_said++)
+                cg_note("library calls: more call targets than stubs (8192): the calls of ",
+                        mod_name(w->m), " and later modules are partly not counted");
+            if (k >= 0) {
+                if (w->nsites == w->cap) {
+                    size_t cap = w->cap ? 2 * w->cap : 512;
+                    void *q = mmap(NULL, cap * sizeof *w->sites, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                    if (q == MAP_FAILED) {
+                        w->nsites = first;
+                        w->full++;
+                        return;
+                    }
+                    if (w->sites) {
+                        memcpy(q, w->sites, w->nsites * sizeof *w->sites);
+                        munmap(w->sites, w->cap * sizeof *w->sites);
+                    }
+                    w->sites = q;
+                    w->cap = cap;
+                }
+                w->sites[w->nsites++] = (struct lc_site){(uintptr_t)p, (uint32_t)k};
+            }
+        }
+        p += n;
+    }
+}
+
+/* A page for trampolines within reach of every site of [LO, HI): below
+ * the module (above the executable lies its heap, which must stay free to
+ * grow), else above it.  MAP_FAILED if none is found. */
+static void *tramp_page(uintptr_t lo, uintptr_t hi, size_t bytes)
+{
+    const uintptr_t reach = 0x7fff0000u;
+    for (int side = 0; side < 2; side++)
+        for (uintptr_t step = 1; step <= 1024; step *= 2)
+            for (uintptr_t k = 1; k <= 4; k++) {
+                uintptr_t off = step * k * 0x100000u, a;
+                if (side == 0) {
+                    if (lo < off + bytes)
+                        continue;
+                    a = (lo - off - bytes) & ~(uintptr_t)0xfff;
+                } else {
+                    a = (hi + off + 0xfff) & ~(uintptr_t)0xfff;
+                }
+                if (a + bytes > lo + reach || a < hi - reach)
+                    continue;
+                void *p = mmap((void *)a, bytes, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+                if (p == MAP_FAILED)
+                    continue;
+                uintptr_t q = (uintptr_t)p;
+                if (q + bytes <= lo + reach && q >= hi - reach)
+                    return p;
+                munmap(p, bytes); /* an old kernel took it as a mere hint */
+            }
+    return MAP_FAILED;
+}
+
+/* The protection M's loader gave the page at PG (its segment's flags), or
+ * -1 when segments of other flags share the page. */
+static int page_prot(const struct lc_module *m, uintptr_t pg, uintptr_t psz)
+{
+    int prot = -1;
+    for (int i = 0; i < m->phnum; i++) {
+        const ElfW(Phdr) *ph = &m->phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = (m->bias + ph->p_vaddr) & ~(psz - 1);
+        uintptr_t z = (m->bias + ph->p_vaddr + ph->p_memsz + psz - 1) & ~(psz - 1);
+        if (pg + psz <= a || pg >= z)
+            continue;
+        int p = ((ph->p_flags & PF_R) ? PROT_READ : 0) | ((ph->p_flags & PF_W) ? PROT_WRITE : 0) |
+                ((ph->p_flags & PF_X) ? PROT_EXEC : 0);
+        if (prot != -1 && prot != p)
+            return -1;
+        prot = p;
+    }
+    return prot;
+}
+
+/* The end of the file-backed part of M's executable segment holding AT. */
+static uintptr_t seg_end(const struct lc_module *m, uintptr_t at)
+{
+    for (int i = 0; i < m->phnum; i++) {
+        const ElfW(Phdr) *ph = &m->phdr[i];
+        uintptr_t a = m->bias + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && at >= a && at < a + ph->p_filesz)
+            return a + ph->p_filesz;
+    }
+    return at + 6;
+}
+
+/* Makes [lo, hi) writable, keeping it executable if the kernel allows. */
+static int open_text(uintptr_t lo, uintptr_t hi)
+{
+    if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) == 0)
+        return 0;
+    return mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE);
+}
+
+/* Rewrites the site at AT into `nop; call/jmp rel32` to TO (invariant 8). */
+static void patch_site(uintptr_t at, uintptr_t to)
+{
+    unsigned char b[6];
+    int32_t rel = (int32_t)(intptr_t)(to - (at + 6));
+    b[0] = 0x90;
+    b[1] = *(const unsigned char *)(at + 1) == 0x15 ? 0xe8 : 0xe9;
+    memcpy(b + 2, &rel, 4);
+    if ((at & 7) <= 2) {
+        uint64_t *word = (uint64_t *)(at & ~(uintptr_t)7), v = *word;
+        memcpy((unsigned char *)&v + (at & 7), b, 6);
+        __atomic_store_n(word, v, __ATOMIC_RELEASE);
+    } else {
+        memcpy((void *)at, b, 6);
+    }
+}
+
+static int lc_sites_off; /* CGPROF_LIBCALLS=plt: the PLT only */
+
+static void note_count(const char *what, size_t n, const char *tail, const struct lc_module *m)
+{
+    char num[24];
+    int k = (int)sizeof num - 1;
+    num[k] = '\0';
+    do
+        num[--k] = (char)('0' + n % 10);
+    while ((n /= 10) && k > 0);
+    char line[300];
+    size_t len = 0;
+    const char *parts[] = {"library calls of ", mod_name(m), ": ", num + k, what};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        for (const char *c = parts[i]; *c && len < sizeof line - 1; c++)
+            line[len++] = *c;
+    line[len] = '\0';
+    cg_note(line, tail, NULL);
+}
+
+/* Patches M's GOT call sites (safe window only).  0, or -1 when nothing
+ * could be done at all (then the old note says what is not counted). */
+static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
+{
+    uintptr_t psz = (uintptr_t)sysconf(_SC_PAGESIZE);
+    struct lc_sweep w = {.m = m};
+    uintptr_t eh = 0, eh_lo = 0, eh_hi = 0;
+    for (int i = 0; i < m->phnum; i++)
+        if (m->phdr[i].p_type == PT_GNU_EH_FRAME)
+            eh = m->bias + m->phdr[i].p_vaddr;
+    for (int i = 0; eh && i < m->phnum; i++) {
+        const ElfW(Phdr) *ph = &m->phdr[i];
+        uintptr_t a = m->bias + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R) && a <= eh && eh < a + ph->p_filesz)
+            eh_lo = a, eh_hi = a + ph->p_filesz;
+    }
+    size_t nslots = 0;
+    for (size_t i = 0; i < d->nrela; i++)
+        nslots += ELF64_R_TYPE(d->rela[i].r_info) == R_X86_64_GLOB_DAT;
+    if (!eh_hi || !nslots)
+        return eh_hi ? 0 : -1;
+    size_t sbytes = (nslots * sizeof *w.slots + psz - 1) & ~(psz - 1);
+    w.slots = mmap(NULL, sbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (w.slots == MAP_FAILED)
+        return -1;
+    for (size_t i = 0; i < d->nrela; i++) {
+        const ElfW(Rela) *r = &d->rela[i];
+        unsigned long sym = ELF64_R_SYM(r->r_info);
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT || !sym)
+            continue;
+        const ElfW(Sym) *s = &d->symtab[sym];
+        const char *name = d->strtab + s->st_name;
+        int type = ELF64_ST_TYPE(s->st_info);
+        struct lc_slot *e = &w.slots[w.nslots++];
+        e->at = m->bias + r->r_offset;
+        e->target = 0;
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx != SHN_UNDEF ||
+            strcmp(name, "__libc_start_main") == 0 || strcmp(name, "__cxa_finalize") == 0 ||
+            strcmp(name, "_mcleanup") == 0 || strcmp(name, "__monstartup") == 0)
+            continue;
+        e->target = target_of(m, d, r, 0);
+    }
+    qsort(w.slots, w.nslots, sizeof *w.slots, by_slot);
+    cg_cfi_each_range(eh, eh_lo, eh_hi, sweep_range, &w);
+
+    /* trampolines: one per distinct stub, 16 bytes each */
+    static uint32_t tramp_of[CG_LC_STUBS]; /* stub -> trampoline index + 1 (under lc_lock) */
+    size_t ntramp = 0;
+    for (size_t i = 0; i < w.nsites; i++)
+        if (!tramp_of[w.sites[i].stub])
+            tramp_of[w.sites[i].stub] = (uint32_t)++ntramp;
+    size_t tbytes = (ntramp * 16 + psz - 1) & ~(psz - 1);
+    unsigned char *tr = ntramp ? tramp_page(m->lo, m->hi, tbytes) : MAP_FAILED;
+    size_t refused = 0;
+    if (tr != MAP_FAILED) {
+        for (size_t i = 0; i < w.nsites; i++) {
+            unsigned char *t = tr + 16 * (tramp_of[w.sites[i].stub] - 1);
+            uintptr_t stub = (uintptr_t)(cg_lc_stubs + 16 * (uintptr_t)w.sites[i].stub);
+            static const unsigned char jmp[8] = {0xff, 0x25, 0, 0, 0, 0, 0xcc, 0xcc};
+            memcpy(t, jmp, 6);
+            memcpy(t + 6, &stub, 8);
+            memcpy(t + 14, jmp + 6, 2);
+        }
+        if (mprotect(tr, tbytes, PROT_READ | PROT_EXEC) != 0) {
+            munmap(tr, tbytes);
+            tr = MAP_FAILED;
+        }
+    }
+    uintptr_t olo = 0, ohi = 0; /* the text pages open now */
+    int oprot = -1;
+    for (size_t i = 0; i < w.nsites && tr != MAP_FAILED; i++) {
+        uintptr_t at = w.sites[i].at;
+        if (at < olo || at + 6 > ohi) {
+            if (ohi)
+                mprotect((void *)olo, ohi - olo, oprot);
+            olo = ohi = 0;
+            /* the pages from this site to the last of its segment's
+             * sites (one mprotect there and one back: the Lua interpreter
+             * built -fno-plt has 995 sites on 40 pages), else its own */
+            uintptr_t shi = seg_end(m, at), last = at;
+            for (size_t j = i + 1; j < w.nsites && w.sites[j].at > last && w.sites[j].at + 6 <= shi;
+                 j++)
+                last = w.sites[j].at;
+            uintptr_t plo = at & ~(psz - 1), phi = (last + 6 + psz - 1) & ~(psz - 1);
+            oprot = page_prot(m, plo, psz);
+            if (oprot < 0 || page_prot(m, phi - psz, psz) != oprot || open_text(plo, phi) != 0) {
+                phi = (at + 6 + psz - 1) & ~(psz - 1);
+                if (oprot < 0 || page_prot(m, phi - psz, psz) != oprot ||
+                    open_text(plo, phi) != 0) {
+                    refused++;
+                    continue;
+                }
+            }
+            olo = plo, ohi = phi;
+        }
+        patch_site(at, (uintptr_t)(tr + 16 * (tramp_of[w.sites[i].stub] - 1)));
+    }
+    if (ohi)
+        mprotect((void *)olo, ohi - olo, oprot);
+    if (ntramp && tr == MAP_FAILED)
+        refused = w.nsites;
+    for (size_t i = 0; i < w.nsites; i++)
+        tramp_of[w.sites[i].stub] = 0;
+    if (w.sites)
+        munmap(w.sites, w.cap * sizeof *w.sites);
+    munmap(w.slots, sbytes);
+    if (w.undecoded)
+        note_count(" functions not decoded: their calls through the GOT (-fno-plt, .plt.got) are "
+                   "not counted",
+                   w.undecoded, "", m);
+    if (w.full)
+        note_count(" functions' call sites through the GOT not patched (out of memory): not "
+                   "counted",
+                   w.full, "", m);
+    if (refused)
+        note_count(" call sites through the GOT could not be patched (no near page, or text not "
+                   "writable): not counted",
+                   refused, "", m);
+    return 0;
+}
+
 static void hook_module(const struct lc_module *m, int lazy)
 {
     struct lc_dyn d;
     if (!m->profiled || read_dynamic(m, &d) != 0)
         return;
-    note_got_calls(m, &d);
+    /* GOT call sites: only in a safe window (a fresh module, hooked with
+     * its lazy entries), else said once */
+    if (!lazy || lc_sites_off || patch_sites(m, &d) != 0)
+        note_got_calls(m, &d);
     if (!d.njmprel)
         return;
     uintptr_t rlo, rhi;
@@ -686,6 +1074,7 @@ void cg_libcalls_init(void)
     const char *e = getenv("CGPROF_LIBCALLS");
     if (e && strcmp(e, "0") == 0)
         return;
+    lc_sites_off = e && strcmp(e, "plt") == 0;
     lc_nseen = 0;
     dl_iterate_phdr(collect, NULL);
     if (!self_hi)

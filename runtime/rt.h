@@ -332,4 +332,8 @@ void cg_output_after_fork(void) CG_HIDDEN;
 void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
 char *cg_utoa(uint64_t v, char *end) CG_HIDDEN;
 
+/* The length of the x86-64 instruction at P (AVAIL bytes readable), or 0
+ * when not sure (insnlen.c). */
+size_t cg_insn_len(const unsigned char *p, size_t avail) CG_HIDDEN;
+
 #endif

@@ -56,6 +56,12 @@ struct cg_cfi {
  * the module's memory: not for signal handlers. */
 struct cg_cfi *cg_cfi_build(uintptr_t lo, uintptr_t hi, uintptr_t eh_hdr, uintptr_t seg_lo,
                             uintptr_t seg_hi) CG_HIDDEN;
+/* Calls FN with the code range [pc, pc + len) of each FDE listed in the
+ * .eh_frame_hdr at HDR (inside [SEG_LO, SEG_HI)): each function, and each
+ * of its split parts (f.cold), with unwind information.  -1 when the
+ * header has no usable table. */
+int cg_cfi_each_range(uintptr_t hdr, uintptr_t seg_lo, uintptr_t seg_hi,
+                      void (*fn)(uintptr_t pc, uintptr_t len, void *ctx), void *ctx) CG_HIDDEN;
 /* The row covering OFF, or NULL. */
 const struct cg_cfi_row *cg_cfi_find(const struct cg_cfi *t, uintptr_t off) CG_HIDDEN;
 

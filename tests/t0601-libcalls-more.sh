@@ -7,7 +7,8 @@
 # handler, a forked child and C++ calling libstdc++, checked against
 # ltrace -c and uftrace; and every output carries the same exact counts
 # (report, --propagate=counts, --json, pprof, callgrind, dot, html), while
-# --format gmon stays as GNU gprof reads it.  Programs:
+# --format gmon stays as GNU gprof reads it.  The same built -fno-plt
+# (C and C++), and through an executable's .plt.got.  Programs:
 # tests/progs/libcalls_more.c, libcalls_malloc.c, libcalls_cxx.cc.
 . "$(dirname "$0")/lib.sh"
 
@@ -130,6 +131,93 @@ test_expect "C++: operator new/delete and std::string::_M_append counted exactly
     $CGPROF report -b -q x.data >x.cg &&
     grep -E '^ +[0-9.]+ +[0-9.]+ +1000/1001 +churn\\(long\\) \\[' x.cg
 "
+
+# -- calls through the GOT: -fno-plt, and .plt.got --------------------------
+# The same programs built -fno-plt (their call sites patched, the GOT
+# slots untouched, docs/libcalls.md), and the PLT build that takes &strlen
+# (its strlen calls go through a .plt.got entry): the same known counts,
+# the same checks of what the program sees.  Neither ltrace nor uftrace
+# sees a call that bypasses the PLT (both tried: ltrace -c finds only
+# __monstartup and __cxa_atexit, uftrace none of them), so the programs'
+# own numbers are the truth here.
+cd "$WORK" &&
+for b in lazy now; do
+    f=
+    [ $b = now ] && f="-Wl,-z,now -Wl,-z,relro"
+    gcc -O1 -pg -fno-plt -pthread "$PROGS/libcalls_more.c" -o np.$b -ldl -L. -llcp \
+        -Wl,-rpath,'$ORIGIN' $f &&
+    gcc -O1 -pg -fno-plt -pthread -DTAKE_ADDRESS "$PROGS/libcalls_more.c" -o np.$b.addr -ldl \
+        -L. -llcp -Wl,-rpath,'$ORIGIN' $f || exit 1
+done &&
+g++ -O1 -pg -fno-plt "$PROGS/libcalls_cxx.cc" -o cxx.np || exit 1
+cd - >/dev/null || exit 1
+
+for b in lazy now; do
+    test_expect "-fno-plt, $b binding: pointers, dlsym, errno, longjmp, variadic doubles, exit, vfork as without; the same calls counted" "
+        ./np.$b.addr see >out0; a=\$?; $CGPROF record -o npa.data ./np.$b.addr see >out1; c=\$?;
+        echo \"\$a \$c\"; test \$a -eq 42 && test \$c -eq 42 && diff out0 out1 &&
+        grep -q '^printf 0.25 -1.75 3\$' out1 &&
+        $CGPROF record -o nps.data ./np.$b see >/dev/null; test \$? -eq 42 &&
+        lib_arcs nps.data | grep -E '^(see|main) (exit|free|malloc|open|printf|qsort|snprintf|vfork) ' >got.npsee &&
+        diff -u want.see got.npsee
+    "
+    test_expect "-fno-plt, $b binding: known counts from a thread, a signal handler, a constructor, an atexit handler, a forked child" "
+        objdump -d np.$b | grep -qE 'call +\\*0x[0-9a-f]+\\(%rip\\) +# [0-9a-f]+ <strlen@' &&
+        rm -f np.$b.data*; $CGPROF record -o np.$b.data ./np.$b counts $N; test \$? -eq 43 &&
+        lib_arcs np.$b.data | grep -E '$pick' >got.np && diff -u want got.np &&
+        ls np.$b.data.* >child.np && test \$(wc -l <child.np) -eq 1 &&
+        lib_arcs \$(cat child.np) | grep getegid >got.npc && echo 'counts getegid 13' | diff -u - got.npc
+    "
+done
+
+test_expect ".plt.got: the calls of a function whose address the executable takes are counted, its address unchanged" "
+    objdump -d -j .plt.got lazy.addr | grep -q '<strlen@plt>:' &&
+    rm -f pg.data*; $CGPROF record -o pg.data ./lazy.addr counts $N; test \$? -eq 43 &&
+    lib_arcs pg.data | grep -E '$pick' >got.pg && diff -u want got.pg &&
+    $CGPROF record -o pgs.data ./lazy.addr see >/dev/null; test \$? -eq 42
+"
+
+test_expect "C++ -fno-plt: operator new/delete and std::string::_M_append counted exactly, names demangled" "
+    objdump -d cxx.np | grep -qE 'call +\\*0x[0-9a-f]+\\(%rip\\) +# [0-9a-f]+ <_Znwm@' &&
+    $CGPROF record -o xn.data ./cxx.np $N && $CGPROF report -b -p xn.data >xn.flat && head -12 xn.flat &&
+    grep -E '^ .* 1001 +.* operator new\\(unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
+    grep -E '^ .* 1001 +.* operator delete\\(void\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
+    grep -E '^ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
+    $CGPROF report -b -q xn.data >xn.cg &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +1000/1001 +churn\\(long\\) \\[' xn.cg
+"
+
+# -- a real program: Lua 5.4 built -fno-plt ----------------------------------
+# Its ~1000 calls through the GOT patched at start-up: the same output, and
+# every arc (library calls and -pg calls) with the count its PLT build
+# gives.  Both built with a fixed string-hash seed (Lua's is made from the
+# time and addresses) and a one-entry string cache (Lua's is indexed by the
+# C string's address): else a few counts change from run to run.
+SRC=$ROOT/bench/out/lua-src
+if ! sh "$ROOT/bench/fetch-lua.sh" "$SRC" >"$WORK/fetch.log" 2>&1; then
+    test_skip "Lua 5.4 built -fno-plt" "cannot fetch lua5.4 with apt-get source"
+else
+    LUA=$(ls -d "$SRC"/lua5.4-*/src)
+    mkdir -p "$WORK/inc" &&
+        echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >"$WORK/inc/lua5.4-deb-multiarch.h" &&
+        for v in plt noplt; do
+            f=
+            [ $v = noplt ] && f=-fno-plt
+            gcc -O2 -pg $f -DLUA_USE_LINUX '-Dluai_makeseed(L)=0u' -DSTRCACHE_N=1 -DSTRCACHE_M=1 \
+                -I"$WORK/inc" -o "$WORK/lua.$v" \
+                $(ls "$LUA"/*.c | grep -v -e /luac.c -e /onelua.c) -lm -ldl || exit 1
+        done
+    test_expect "Lua 5.4 built -fno-plt: the same output, and the arcs and counts of its PLT build" "
+        test \$(objdump -d lua.noplt | grep -cE 'call +\\*0x[0-9a-f]+\\(%rip\\)') -gt 500 &&
+        ./lua.noplt $ROOT/bench/workload.lua >out.l0 &&
+        $CGPROF record -o lnp.data ./lua.noplt $ROOT/bench/workload.lua >out.l1 && cmp out.l0 out.l1 &&
+        $CGPROF record -o lp.data ./lua.plt $ROOT/bench/workload.lua >/dev/null &&
+        lib_arcs lnp.data >lnp.arcs && lib_arcs lp.data >lp.arcs && wc -l lp.arcs &&
+        test \$(wc -l <lp.arcs) -gt 700 &&
+        grep -E '^(l_alloc free|luaM_malloc_ realloc|str_format snprintf|luaO_pushvfstring strchr) ' lp.arcs >libs &&
+        test \$(wc -l <libs) -eq 4 && diff -u lp.arcs lnp.arcs
+    "
+fi
 
 # -- independent counts: ltrace -c and uftrace (slow: N = 100) --------------
 # totals per function over the process and its forked child

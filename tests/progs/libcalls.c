@@ -7,7 +7,9 @@
  * It then checks that it sees what it would see without a profiler --
  * pointer identity against dlsym, errno after a failing call, a variadic
  * call -- and exits 42 when all hold (3, 4, 5 name the check that failed).
- * With "relro" after N, also that the GOT is not writable (6 if it is).
+ * With "relro" after N, also that the GOT is not writable (6 if it is),
+ * and that the page of main's code is not writable either (7 if it is:
+ * the profiler may have patched call sites there, docs/libcalls.md).
  * Used by tests/t0600-libcalls.sh. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -56,13 +58,14 @@ __attribute__((noinline)) static void do_qsort(long n)
         qsort(a, 8, sizeof a[0], cmp);
 }
 
-/* Whether the page of the GOT (read-only after start-up under -z now and
- * -z relro) is writable now: the profiler made it writable for a moment. */
+/* Whether the page at AT is writable now (the profiler made it writable
+ * for a moment): the GOT's (read-only after start-up under -z now and
+ * -z relro), or main's code. */
 extern char _GLOBAL_OFFSET_TABLE_[];
-static int got_writable(void)
+static int page_writable(unsigned long at)
 {
     FILE *f = fopen("/proc/self/maps", "r");
-    unsigned long lo, hi, at = (unsigned long)(_GLOBAL_OFFSET_TABLE_ + 24); /* the PLT slots */
+    unsigned long lo, hi;
     char perm[8];
     int w = -1;
     while (f && fscanf(f, "%lx-%lx %7s%*[^\n]", &lo, &hi, perm) == 3)
@@ -140,7 +143,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "varargs: %s\n", buf);
         return 5;
     }
-    if (argc > 2 && strcmp(argv[2], "relro") == 0 && got_writable())
+    if (argc > 2 && strcmp(argv[2], "relro") == 0 &&
+        page_writable((unsigned long)(_GLOBAL_OFFSET_TABLE_ + 24))) /* the PLT slots */
         return 6;
+    if (argc > 2 && strcmp(argv[2], "relro") == 0 && page_writable((unsigned long)main))
+        return 7;
     return 42;
 }

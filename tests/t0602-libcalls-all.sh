@@ -1,15 +1,17 @@
 #!/bin/sh
 # t0602: --lib-calls=all (CGPROF_LIBCALLS=all) -- programs built WITHOUT
 # -pg get exact counts of the calls between modules: from the executable
-# (lazy binding and -z now), from a shared library built without -pg, in a
-# thread, a signal handler, a constructor, an atexit handler, a destructor
-# and a forked child, and a C++ program's calls into libstdc++ and
-# libstdc++'s into libc; checked against the numbers the programs make
-# and against ltrace -c and uftrace (JSON names are the mangled ones).  Never a call of libcgprof's own nor
-# one into the dynamic loader.  The default (-pg modules only) stays.
-# And issue 20's "after main": a -pg program's destructors' calls are
-# counted (the final write waits for them).  Programs:
-# tests/progs/libcalls.c, libcalls_lib.c, libcalls_more.c, libcalls_cxx.cc.
+# (lazy binding and -z now), from a shared library built without -pg, in
+# a thread, a signal handler, a constructor, an atexit handler, a
+# destructor, a forked child and a dlopen'ed module, and a C++ program's
+# calls into libstdc++ and libstdc++'s into libc; checked against the
+# numbers the programs make and against ltrace -c and uftrace (JSON names
+# are the mangled ones).  Never a call of libcgprof's own nor one into the
+# dynamic loader.  The default (-pg modules only) stays.  And issue 20's
+# "after main": a -pg program's destructors' calls are counted (the final
+# write waits for them).  Programs: tests/progs/libcalls.c,
+# libcalls_lib.c, libcalls_more.c, libcalls_dl.c, libcalls_plugin.c,
+# libcalls_cxx.cc.
 . "$(dirname "$0")/lib.sh"
 
 N=1000
@@ -20,8 +22,13 @@ gcc -O1 -fPIC -shared "$PROGS/libcalls_ptr.c" -o liblcp.so &&
 gcc -O1 -pthread "$PROGS/libcalls.c" -o lazy -ldl -L. -llcl -llcp -Wl,-rpath,'$ORIGIN' &&
 gcc -O1 -pthread "$PROGS/libcalls.c" -o now -ldl -L. -llcl -llcp -Wl,-rpath,'$ORIGIN' \
     -Wl,-z,now -Wl,-z,relro &&
+gcc -O1 -fPIC -shared "$PROGS/libcalls_malloc.c" -o liblcmalloc.so &&
 gcc -O1 -pthread "$PROGS/libcalls_more.c" -o more -ldl -L. -llcp -Wl,-rpath,'$ORIGIN' &&
+gcc -O1 -pthread -DTAKE_ADDRESS "$PROGS/libcalls_more.c" -o more.addr -ldl -L. -llcp \
+    -Wl,-rpath,'$ORIGIN' &&
 gcc -O1 -pg -pthread "$PROGS/libcalls_more.c" -o morepg -ldl -L. -llcp -Wl,-rpath,'$ORIGIN' &&
+gcc -O1 -fPIC -shared "$PROGS/libcalls_plugin.c" -o libcalls_plugin.so &&
+gcc -O1 -pthread "$PROGS/libcalls_dl.c" -o dl -ldl -Wl,-rpath,'$ORIGIN' &&
 g++ -O1 "$PROGS/libcalls_cxx.cc" -o cxx || exit 1
 cd - >/dev/null || exit 1
 
@@ -74,6 +81,38 @@ a = [x for x in json.load(open(sys.argv[1]))[\"arcs\"] if x.get(\"count\")]
 bad = [x for x in a if \"libcgprof\" in x[\"caller\"] + x[\"callee\"] or \"[ld-linux\" in x[\"callee\"]]
 print(len(a), \"arcs;\", bad)
 sys.exit(bool(bad) or len(a) < 13)' now.json
+"
+
+# a module built without -pg, loaded by dlopen while a thread runs: closed,
+# loaded again, each load's counts apart (tests/progs/libcalls_dl.c)
+cat >"$WORK/want.dl" <<EOF
+lc_plugin_malloc free $N
+lc_plugin_malloc malloc $N
+lc_plugin_strlen strlen $N
+lc_plugin_strlen strlen $((2 * N))
+spin getpid 100000
+EOF
+test_expect "no -pg, --lib-calls=all: a dlopen'ed module's calls counted exactly on each load, beside a running thread" "
+    $CGPROF record --lib-calls=all -o dl.data ./dl $N ./libcalls_plugin.so; test \$? -eq 42 &&
+    $CGPROF report -b -q dl.data | awk -f $ROOT/tests/arcs.awk | sort -u |
+        sed 's/ __strlen_[a-z0-9_]* / strlen /' | grep -E '^(lc_plugin_|spin )' >got.dl &&
+    diff -u want.dl got.dl
+"
+
+# the program sees nothing (tests/progs/libcalls_more.c "see": pointer
+# identity, dlsym, errno, longjmp out of qsort's callback, variadic doubles,
+# vfork, exit through the PLT; an LD_PRELOADed malloc, which libc's own
+# calloc and realloc calls now reach through hooked entries)
+test_expect "no -pg, --lib-calls=all: same status and output as without; an LD_PRELOADed malloc still gets every call" "
+    ./more.addr see >out0; a=\$?; $CGPROF record --lib-calls=all -o s.data ./more.addr see >out1; c=\$?;
+    echo \"\$a \$c\"; test \$a -eq 42 && test \$c -eq 42 && diff out0 out1 &&
+    LD_PRELOAD=\$PWD/liblcmalloc.so ./more see >/dev/null 2>err0; test \$? -eq 42 &&
+    n0=\$(sed -n 's/^interposed malloc //p' err0) && test \$n0 -ge 1000 &&
+    LD_PRELOAD=\$PWD/liblcmalloc.so $CGPROF record --lib-calls=all -o m.data ./more see >/dev/null 2>err1;
+    test \$? -eq 42 && n1=\$(sed -n 's/^interposed malloc //p' err1) && echo \"\$n0 \$n1\" &&
+    test \$n1 -ge \$n0 && $CGPROF report -b -q m.data >m.txt &&
+    grep -E '^ +[0-9.]+ +[0-9.]+ +1000/1000 +see +\\[' m.txt &&
+    grep -E '^\\[[0-9]+\\].* 1000 +malloc \\[liblcmalloc.so\\]' m.txt
 "
 
 # -- after main: atexit handlers and destructors ----------------------------

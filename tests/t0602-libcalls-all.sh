@@ -61,6 +61,12 @@ test_expect "default: a program built without -pg has no library call counted" "
     CGPROF_LIBCALLS=all $CGPROF record -o env.data ./lazy 10; test \$? -eq 42 &&
     lib_arcs env.data | grep -x 'do_strlen strlen 30'
 "
+test_expect "--lib-calls: an unknown value, or all with --format gmon, is refused in one line (exit 2)" "
+    $CGPROF record --lib-calls=some ./lazy 10 2>err; test \$? -eq 2 && test \$(wc -l <err) -eq 1 &&
+    grep -x 'cgprof record: --lib-calls some: not pg, all or none' err &&
+    $CGPROF record --lib-calls all --format gmon ./lazy 10 2>err; test \$? -eq 2 &&
+    test \$(wc -l <err) -eq 1 && grep -q 'needs the cgprof format' err && ! test -e gmon.out
+"
 for b in lazy now; do
     test_expect "$b binding, no -pg: --lib-calls=all counts each call exactly, per caller (a thread, a handler, a constructor, a non-pg library)" "
         rm -f $b.data*; $CGPROF record --lib-calls=all -o $b.data ./$b $N; test \$? -eq 42 &&

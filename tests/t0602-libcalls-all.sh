@@ -190,6 +190,16 @@ fi
 if ! command -v uftrace >/dev/null 2>&1; then
     test_skip "no -pg: uftrace --force counts the same library calls" "no uftrace (scripts/deps.sh installs it)"
 else
+    for b in lazy now; do
+        test_expect "$b binding, no -pg: uftrace --force --nest-libcall counts the same library calls (executable and library, thread, handler, child)" "
+            uftrace record --force --nest-libcall -d ut.$b ./$b 100 >/dev/null 2>&1;
+            uftrace report -d ut.$b -f call >ut.$b.rep &&
+            awk 'NF == 2 && \$2 ~ /^($F)\$/ { print \$2, \$1 }' ut.$b.rep | sort >ut.$b.want &&
+            rm -f utc.$b*; $CGPROF record --lib-calls=all -o utc.$b ./$b 100; test \$? -eq 42 &&
+            sum_cgprof '$F' utc.$b utc.$b.* >ut.$b.got &&
+            cat ut.$b.want && test \$(wc -l <ut.$b.want) -eq 9 && diff -u ut.$b.want ut.$b.got
+        "
+    done
     test_expect "no -pg, C++: uftrace --force --nest-libcall counts the same calls into libc" "
         uftrace record --force --nest-libcall -d ut.cxx ./cxx 100 >/dev/null 2>&1;
         uftrace report -d ut.cxx -f call >ut.rep &&

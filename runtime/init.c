@@ -220,13 +220,14 @@ API void monstartup(unsigned long lowpc, unsigned long highpc)
 }
 
 /* Whether the code at RET is exit's own (its atexit handlers' caller, in
- * the C library). */
+ * the C library).  Not known in a static executable, where the C library
+ * is the executable (the first module, l_prev NULL): 0. */
 static int in_exit(void *ret)
 {
     Dl_info a, b;
     struct link_map *la = NULL, *lb = NULL;
     return dladdr1(ret, &a, (void **)&la, RTLD_DL_LINKMAP) && la &&
-           dladdr1((void *)&exit, &b, (void **)&lb, RTLD_DL_LINKMAP) && la == lb;
+           dladdr1((void *)&exit, &b, (void **)&lb, RTLD_DL_LINKMAP) && la == lb && lb->l_prev;
 }
 
 /* Registered with atexit by gcrt1.o; also callable by a program.  As

@@ -99,6 +99,7 @@ static void on_dump_signal(int sig)
 void cg_after_fork_child(void)
 {
     cg_endings_after_fork();
+    cg_modules_after_fork();
     cg_output_after_fork();
     cg_arcs_after_fork();
     cg_stacks_after_fork();

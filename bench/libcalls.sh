@@ -11,6 +11,8 @@
 #   -fno-plt     = the library call again, the loop built -fno-plt: its
 #                  call *triv@GOTPCREL(%rip) patched into a call to a
 #                  trampoline (docs/libcalls.md)
+#   --lib-calls=all = the same as library call, the loop built without -pg,
+#                  CGPROF_LIBCALLS=all against =0
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -24,8 +26,9 @@ LIB=$BUILD/libcgprof.so
 gcc -O2 -fPIC -shared -DLIBTRIV "$ROOT/bench/libcall.c" -o "$W/libtriv.so"
 gcc -O2 -pg "$ROOT/bench/libcall.c" -o "$W/libcall" -L"$W" -ltriv -Wl,-rpath,"$W"
 gcc -O2 -pg -fno-plt "$ROOT/bench/libcall.c" -o "$W/libcall_noplt" -L"$W" -ltriv -Wl,-rpath,"$W"
+gcc -O2 "$ROOT/bench/libcall.c" -o "$W/libcall_plain" -L"$W" -ltriv -Wl,-rpath,"$W"
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-for v in on off glibc floor npon npoff; do : >"$W/lc.$v"; done
+for v in on off glibc floor npon npoff all none; do : >"$W/lc.$v"; done
 i=0
 while [ $i -lt "$RUNS" ]; do
     "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
@@ -38,6 +41,10 @@ while [ $i -lt "$RUNS" ]; do
         CGPROF_LIBCALLS=1 "$W/libcall_noplt" lib $N >>"$W/lc.npon"
     "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
         CGPROF_LIBCALLS=0 "$W/libcall_noplt" lib $N >>"$W/lc.npoff"
+    "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
+        CGPROF_LIBCALLS=all "$W/libcall_plain" lib $N >>"$W/lc.all"
+    "$W/cputime" LD_PRELOAD="$LIB" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/lc.data" \
+        CGPROF_LIBCALLS=0 "$W/libcall_plain" lib $N >>"$W/lc.none"
     i=$((i + 1))
 done
 rm -f "$W"/glibc-gmon.* "$W"/lc.data.*
@@ -48,10 +55,14 @@ counted=$("$BUILD/cgprof" report -b -q "$W/lc.data" 2>/dev/null |
 "$BUILD/cgprof" record -F 0 -o "$W/lc.data" "$W/libcall_noplt" lib $N
 npcounted=$("$BUILD/cgprof" report -b -q "$W/lc.data" 2>/dev/null |
     awk -f "$ROOT/tests/arcs.awk" | awk '$1 == "main" && $2 == "triv" { print $3 }' | sort -u)
+"$BUILD/cgprof" record -F 0 --lib-calls=all -o "$W/lc.data" "$W/libcall_plain" lib $N
+counted_all=$("$BUILD/cgprof" report -b -q "$W/lc.data" 2>/dev/null |
+    awk -f "$ROOT/tests/arcs.awk" | awk '$1 == "main" && $2 == "triv" { print $3 }' | sort -u)
 awk -v on="$(median <"$W/lc.on")" -v off="$(median <"$W/lc.off")" -v g="$(median <"$W/lc.glibc")" \
     -v f="$(median <"$W/lc.floor")" -v n=$N -v counted="${counted:-0}" \
     -v npon="$(median <"$W/lc.npon")" -v npoff="$(median <"$W/lc.npoff")" \
-    -v npcounted="${npcounted:-0}" 'BEGIN {
+    -v npcounted="${npcounted:-0}" \
+    -v all="$(median <"$W/lc.all")" -v none="$(median <"$W/lc.none")" -v counted_all="${counted_all:-0}" 'BEGIN {
     lc = (on - off) * 1e6 / n; gm = (g - f) * 1e6 / n
     printf "library calls: %d calls to a trivial function of a library built without -pg\n", n
     printf "  counted %d ms, not counted %d ms: %.2f ns per counted call (%d counted)\n", on, off, lc, counted
@@ -59,6 +70,8 @@ awk -v on="$(median <"$W/lc.on")" -v off="$(median <"$W/lc.off")" -v g="$(median
     printf "  -fno-plt: counted %d ms, not counted %d ms: %.2f ns per counted call (%d counted)\n",
         npon, npoff, np, npcounted
     printf "  glibc mcount: %d ms, empty mcount %d ms: %.2f ns per -pg call\n", g, f, gm
+    printf "  --lib-calls=all, the loop built without -pg: %d ms, not counted %d ms: %.2f ns per counted call (%d counted)\n",
+        all, none, (all - none) * 1e6 / n, counted_all
     r = gm > 0 ? lc / gm : 0
     printf "  RATIO library call / glibc mcount: %.2f  (target <= 0.33) %s\n", r,
         r <= 0.33 ? "PASS" : "OVER"

@@ -43,8 +43,11 @@ static void record_usage(FILE *f)
           "                     the default records each sample's call stack)\n"
           "      --kernel       also the kernel's frames of samples taken in it (system\n"
           "                     calls, page faults; perf_event_paranoid 1 or less, or root)\n"
-          "      --no-lib-calls do not count the calls -pg code makes into shared\n"
-          "                     libraries (cgprof format; docs/libcalls.md)\n"
+          "      --lib-calls W  which calls into shared libraries are counted (cgprof\n"
+          "                     format; docs/libcalls.md): pg (the default: those of -pg\n"
+          "                     code), all (those of every module, -pg or not, as\n"
+          "                     CGPROF_LIBCALLS=all) or none\n"
+          "      --no-lib-calls the same as --lib-calls none\n"
           "  -v, -V, --version  the version\n",
           f);
 }
@@ -201,7 +204,7 @@ struct opts {
     const char *output, *format;
     int have_hz;
     int no_stacks;
-    int no_lib_calls;
+    const char *lib_calls; /* CGPROF_LIBCALLS: "0", "all", NULL (the default) */
     int kernel;
     const char *checkpoint;
 };
@@ -211,8 +214,9 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
 {
     static const struct {
         const char *s, *l;
-    } valued[] = {{"-e", "--event"},  {"-F", "--freq"},   {"-c", "--period"},
-                  {"-o", "--output"}, {NULL, "--format"}, {NULL, "--checkpoint"}};
+    } valued[] = {{"-e", "--event"},    {"-F", "--freq"},   {"-c", "--period"},
+                  {"-o", "--output"},   {NULL, "--format"}, {NULL, "--checkpoint"},
+                  {NULL, "--lib-calls"}};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *val = NULL, *opt = NULL;
@@ -225,7 +229,7 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
             continue;
         }
         if (strcmp(a, "--no-lib-calls") == 0) {
-            o->no_lib_calls = 1;
+            o->lib_calls = "0";
             continue;
         }
         if (strcmp(a, "--kernel") == 0) {
@@ -297,6 +301,15 @@ static int parse(int argc, char **argv, struct opts *o, int *rc)
                 return -1;
             }
             o->checkpoint = val;
+        } else if (strcmp(opt, "--lib-calls") == 0) {
+            if (strcmp(val, "pg") == 0)
+                o->lib_calls = NULL;
+            else if (strcmp(val, "all") == 0 || strcmp(val, "none") == 0)
+                o->lib_calls = strcmp(val, "all") == 0 ? "all" : "0";
+            else {
+                fprintf(stderr, "cgprof record: --lib-calls %s: not pg, all or none\n", val);
+                return -1;
+            }
         } else if (strcmp(val, "gmon") == 0 || strcmp(val, "cgprof") == 0) {
             o->format = val;
         } else {
@@ -336,8 +349,8 @@ static int setup_env(const struct opts *o, const char *lib)
     bad |= setenv("CGPROF_FORMAT", o->format, 1);
     if (o->no_stacks)
         bad |= setenv("CGPROF_STACKS", "0", 1);
-    if (o->no_lib_calls)
-        bad |= setenv("CGPROF_LIBCALLS", "0", 1);
+    if (o->lib_calls)
+        bad |= setenv("CGPROF_LIBCALLS", o->lib_calls, 1);
     if (o->kernel)
         bad |= setenv("CGPROF_KERNEL", "1", 1);
     snprintf(num, sizeof num, "%ld", (long)getpid()); /* exec keeps the pid */
@@ -402,7 +415,7 @@ static void kernel_note(const struct opts *o)
 
 int cmd_record(int argc, char **argv)
 {
-    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, 0, 0, NULL};
+    struct opts o = {NULL, 1000, 0, NULL, "cgprof", 0, 0, NULL, 0, NULL};
     int rc = 0;
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)
@@ -419,6 +432,11 @@ int cmd_record(int argc, char **argv)
     if (i >= argc) {
         fprintf(stderr, "cgprof record: no program to run\n");
         record_usage(stderr);
+        return 2;
+    }
+    if (o.lib_calls && strcmp(o.lib_calls, "all") == 0 && strcmp(o.format, "gmon") == 0) {
+        fprintf(stderr, "cgprof record: --lib-calls all needs the cgprof format (gmon.out has "
+                        "no place for calls into other objects)\n");
         return 2;
     }
     int counting = o.event->kind == CG_EV_PERF && !o.event->is_time;

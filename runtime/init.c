@@ -99,6 +99,7 @@ static void on_dump_signal(int sig)
 void cg_after_fork_child(void)
 {
     cg_endings_after_fork();
+    cg_modules_after_fork();
     cg_output_after_fork();
     cg_arcs_after_fork();
     cg_stacks_after_fork();
@@ -226,11 +227,28 @@ API void monstartup(unsigned long lowpc, unsigned long highpc)
     __monstartup(lowpc, highpc);
 }
 
+/* Whether the code at RET is exit's own (its atexit handlers' caller, in
+ * the C library).  Not known in a static executable, where the C library
+ * is the executable (the first module, l_prev NULL): 0. */
+static int in_exit(void *ret)
+{
+    Dl_info a, b;
+    struct link_map *la = NULL, *lb = NULL;
+    return dladdr1(ret, &a, (void **)&la, RTLD_DL_LINKMAP) && la &&
+           dladdr1((void *)&exit, &b, (void **)&lb, RTLD_DL_LINKMAP) && la == lb && lb->l_prev;
+}
+
 /* Registered with atexit by gcrt1.o; also callable by a program.  As
  * glibc's, it stops profiling and writes the profile: the one final
- * write of the process (calls made after it are not counted). */
+ * write of the process (calls made after it are not counted).  In the
+ * cgprof format, when exit calls it (gcrt1.o's atexit), it does nothing:
+ * the executable's destructors and the atexit handlers registered before
+ * gcrt1.o's still run, and their calls are counted, until cg_fini makes
+ * the final write (libcgprof is finalized after the executable). */
 API void _mcleanup(void)
 {
+    if (cg_format == CG_FORMAT_CGPROF && in_exit(__builtin_return_address(0)))
+        return;
     __atomic_store_n(&cg_recording, 0, __ATOMIC_RELAXED);
     cg_write_final(CG_END_EXIT);
 }

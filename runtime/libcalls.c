@@ -49,6 +49,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -75,6 +76,20 @@ static unsigned lc_nmods, lc_nseen;
 static uintptr_t self_lo, self_hi; /* libcgprof's own mapped range */
 static int lc_on;                  /* counting library calls: set once by cg_libcalls_init */
 static int lc_lock;                /* serializes lc_scan (dlopen, dlclose of several threads) */
+
+/* CGPROF_LIBCALLS=all (record --lib-calls=all): every module's calls into
+ * another are counted, not only those of -pg modules -- except the
+ * dynamic loader's: it is never hooked, and no call into it is (libc's
+ * calls of _dl_* and __tls_get_addr are the loader's internals, some made
+ * while it holds its lock).  docs/libcalls.md, "Every module". */
+static int lc_every;
+static uintptr_t ld_lo, ld_hi; /* the dynamic loader's mapped range */
+
+/* Whether M's calls into other modules are hooked. */
+static int hooked(const struct lc_module *m)
+{
+    return m->profiled || (lc_every && !(m->lo == ld_lo && m->hi == ld_hi));
+}
 
 /* Stub per target (invariant 5): open addressing, index + 1, 0 = empty. */
 static uint32_t lc_stub_of[2 * CG_LC_STUBS];
@@ -108,6 +123,10 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
         self_lo = lo;
         self_hi = hi;
         return 0;
+    }
+    if (info->dlpi_addr && info->dlpi_addr == (uintptr_t)getauxval(AT_BASE)) {
+        ld_lo = lo;
+        ld_hi = hi;
     }
     if (lc_nseen < CG_LC_MODULES) {
         struct lc_module *m = &lc_seen[lc_nseen++];
@@ -313,6 +332,8 @@ static uintptr_t target_of(const struct lc_module *m, const struct lc_dyn *d, co
         t = lazy ? lookup(name, version_of(d, sym)) : 0;
     if (!t || (t >= m->lo && t < m->hi) || (t >= self_lo && t < self_hi))
         return 0;
+    if (lc_every && !m->profiled && t >= ld_lo && t < ld_hi)
+        return 0; /* the loader's internals (lc_every) */
     for (unsigned i = 0; i < lc_nmods; i++)
         if (lc_mods[i].profiled && t >= lc_mods[i].lo && t < lc_mods[i].hi)
             return 0; /* counted by the callee's mcount already */
@@ -797,11 +818,12 @@ static int patch_sites(const struct lc_module *m, const struct lc_dyn *d)
 static void hook_module(const struct lc_module *m, int lazy)
 {
     struct lc_dyn d;
-    if (!m->profiled || read_dynamic(m, &d) != 0)
+    if (!hooked(m) || read_dynamic(m, &d) != 0)
         return;
-    /* GOT call sites: only in a safe window (a fresh module, hooked with
-     * its lazy entries), else said once */
-    if (!lazy || lc_sites_off || patch_sites(m, &d) != 0)
+    /* GOT call sites: in the executable and -pg modules (not every
+     * library of lc_every), only in a safe window (a fresh module, hooked
+     * with its lazy entries), else said once */
+    if ((m->profiled || !m->path[0]) && (!lazy || lc_sites_off || patch_sites(m, &d) != 0))
         note_got_calls(m, &d);
     if (!d.njmprel)
         return;
@@ -948,7 +970,7 @@ static void scan_once(int lazy)
     for (unsigned i = 0; nnew && i < lc_nmods; i++)
         if (lc_mods[i].fresh) {
             lc_mods[i].fresh = 0;
-            if (lc_mods[i].profiled && base_namespace(lc_mods[i].lo))
+            if (hooked(&lc_mods[i]) && base_namespace(lc_mods[i].lo))
                 hook_module(&lc_mods[i], lazy);
             unpin(&lc_mods[i]);
         }
@@ -1075,6 +1097,7 @@ void cg_libcalls_init(void)
     if (e && strcmp(e, "0") == 0)
         return;
     lc_sites_off = e && strcmp(e, "plt") == 0;
+    lc_every = e && strcmp(e, "all") == 0;
     lc_nseen = 0;
     dl_iterate_phdr(collect, NULL);
     if (!self_hi)

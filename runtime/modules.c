@@ -45,6 +45,16 @@ static void drop_lock(void)
     __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
+/* In a forked child: a snapshot another thread of the parent was making
+ * (the sampler's, every 100 ms) holds the lock for ever, and the child's
+ * next snapshot (its write at exec or exit) would spin on it -- seen as a
+ * hung bash under record --lib-calls=all, whose children write a profile
+ * at exec.  The child has no other thread: the lock is free. */
+void cg_modules_after_fork(void)
+{
+    drop_lock();
+}
+
 /* The GNU build-id note of a loaded object, read from memory. */
 static void read_build_id(const struct dl_phdr_info *info, struct cg_module *m)
 {

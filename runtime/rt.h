@@ -139,6 +139,7 @@ struct cg_module {
     unsigned char build_id[32];
 };
 void cg_modules_snapshot(void) CG_HIDDEN;
+void cg_modules_after_fork(void) CG_HIDDEN;
 const struct cg_module *cg_modules(unsigned *n) CG_HIDDEN;
 int cg_module_of(uintptr_t pc) CG_HIDDEN;
 /* Code can be unmapped (dlclose) and other code mapped at the same

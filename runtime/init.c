@@ -229,8 +229,9 @@ API void monstartup(unsigned long lowpc, unsigned long highpc)
 
 /* Whether the code at RET is exit's own (its atexit handlers' caller, in
  * the C library).  Not known in a static executable, where the C library
- * is the executable (the first module, l_prev NULL): 0. */
-static int in_exit(void *ret)
+ * is the executable (the first module, l_prev NULL): 0.  The runtime's own
+ * work (CG_OWN): dladdr's symbol search showed as _dl_addr under exit. */
+CG_OWN static int in_exit(void *ret)
 {
     Dl_info a, b;
     struct link_map *la = NULL, *lb = NULL;

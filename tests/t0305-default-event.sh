@@ -160,9 +160,12 @@ fi
 # together and the kernel event sampled the thread delivering the handler
 # event's signal: 100-110% of CPU x rate at 1 kHz, 3 of 8 runs over 104%.
 # Now 101.3-102.1% in 10 runs (ticks due while the handler event's
-# interrupt holds interrupts off still come in the kernel): never more
-# than 3% over, and the shares right.  5 runs of 1.5 s.
+# interrupt holds interrupts off still come in the kernel), with a rare run
+# higher (106% once in some 25, in a full check): over 5 runs of 1.5 s
+# together no more than 2.5% over, no run more than 8% over, and the
+# shares right.
 handler_rate() {
+    : >rates
     for run in 1 2 3 4 5; do
         rm -f h.data && CGPROF_STACK_SYNC=2 $CGPROF record -o h.data ./split 1500000 >truth 2>err &&
             $CGPROF report --json h.data >j 2>rerr && $CGPROF report -b -p h.data >flat 2>>rerr &&
@@ -172,13 +175,16 @@ r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"]
 print("%d samples for %.4f s of CPU at 1 kHz: %.2f%% of the rate" % (s, c, 100 * s / (c * 1000)))
-sys.exit(not (0.99 * (c - r["late_seconds"]) * 1000 - 3 <= s <= 1.03 * c * 1000 + 3))' || return 1
+open("rates", "a").write("%d %.6f %.6f\n" % (s, c, r["late_seconds"]))
+sys.exit(not (0.99 * (c - r["late_seconds"]) * 1000 - 3 <= s <= 1.08 * c * 1000 + 3))' || return 1
         for f in f60 f30 f10; do
             got=$(awk -v f=$f '$NF == f { print $1 }' flat)
             want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)
             echo "$f $got/$want" && near "$got" "$want" 3 || return 1
         done
     done
+    awk '{ s += $1; c += $2 } END { printf "all runs: %.2f%% of the rate\n", 100 * s / (c * 1000);
+        exit !(s <= 1.025 * c * 1000 + 3) }' rates
 }
 if test $default = cpu-clock && { test "$(id -u)" = 0 || test "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2; }; then
     test_expect "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked, 5 runs (no phase lock)" handler_rate

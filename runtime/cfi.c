@@ -524,30 +524,43 @@ static int parse_cie(uintptr_t at, uintptr_t seg_lo, uintptr_t seg_hi, struct ci
     return 0;
 }
 
-/* One FDE at AT: its rows. */
-static int do_fde(struct build *b, uintptr_t at, uintptr_t seg_lo, uintptr_t seg_hi,
-                  struct cie *cache)
+/* The header of the FDE at AT: R left at its instructions (augmentation
+ * data not yet skipped), *END its end, *PC and *RANGE its code, CACHE its
+ * CIE.  1, or 0 when it has none usable. */
+static int fde_head(uintptr_t at, uintptr_t seg_lo, uintptr_t seg_hi, struct cie *cache,
+                    struct rd *r, uintptr_t *end, uintptr_t *pc, uintptr_t *range)
 {
-    struct rd r = {at, seg_lo, seg_hi, 0};
-    uint64_t len = rd_n(&r, 4);
+    *r = (struct rd){at, seg_lo, seg_hi, 0};
+    uint64_t len = rd_n(r, 4);
     if (len == 0xffffffffu)
-        len = rd_n(&r, 8);
-    uintptr_t body = r.p;
-    if (r.bad || len == 0 || len > seg_hi - body)
+        len = rd_n(r, 8);
+    uintptr_t body = r->p;
+    if (r->bad || len == 0 || len > seg_hi - body)
         return 0;
-    uintptr_t end = body + len;
-    r.hi = end;
-    uintptr_t id_at = r.p;
-    uint32_t cie_off = (uint32_t)rd_n(&r, 4);
-    if (r.bad || cie_off == 0 || cie_off > id_at - seg_lo)
+    *end = body + len;
+    r->hi = *end;
+    uintptr_t id_at = r->p;
+    uint32_t cie_off = (uint32_t)rd_n(r, 4);
+    if (r->bad || cie_off == 0 || cie_off > id_at - seg_lo)
         return 0;
     uintptr_t cie_at = id_at - cie_off;
     if (cache->at != cie_at && parse_cie(cie_at, seg_lo, seg_hi, cache) != 0) {
         cache->at = 0;
         return 0;
     }
-    uintptr_t pc = encoded(&r, cache->fde_enc, 0);
-    uintptr_t range = encoded(&r, cache->fde_enc & 0x0f, 0);
+    *pc = encoded(r, cache->fde_enc, 0);
+    *range = encoded(r, cache->fde_enc & 0x0f, 0);
+    return !r->bad;
+}
+
+/* One FDE at AT: its rows. */
+static int do_fde(struct build *b, uintptr_t at, uintptr_t seg_lo, uintptr_t seg_hi,
+                  struct cie *cache)
+{
+    struct rd r;
+    uintptr_t end, pc, range;
+    if (!fde_head(at, seg_lo, seg_hi, cache, &r, &end, &pc, &range))
+        return 0;
     if (cache->has_z) {
         uint64_t n = uleb(&r);
         r.p += n;
@@ -676,26 +689,9 @@ const struct cg_cfi_row *cg_cfi_find(const struct cg_cfi *t, uintptr_t off)
 static uintptr_t fde_range(uintptr_t at, uintptr_t seg_lo, uintptr_t seg_hi, struct cie *cache,
                            uintptr_t *pc)
 {
-    struct rd r = {at, seg_lo, seg_hi, 0};
-    uint64_t len = rd_n(&r, 4);
-    if (len == 0xffffffffu)
-        len = rd_n(&r, 8);
-    uintptr_t body = r.p;
-    if (r.bad || len == 0 || len > seg_hi - body)
-        return 0;
-    r.hi = body + len;
-    uintptr_t id_at = r.p;
-    uint32_t cie_off = (uint32_t)rd_n(&r, 4);
-    if (r.bad || cie_off == 0 || cie_off > id_at - seg_lo)
-        return 0;
-    uintptr_t cie_at = id_at - cie_off;
-    if (cache->at != cie_at && parse_cie(cie_at, seg_lo, seg_hi, cache) != 0) {
-        cache->at = 0;
-        return 0;
-    }
-    uintptr_t p = encoded(&r, cache->fde_enc, 0);
-    uintptr_t range = encoded(&r, cache->fde_enc & 0x0f, 0);
-    if (r.bad)
+    struct rd r;
+    uintptr_t end, p, range;
+    if (!fde_head(at, seg_lo, seg_hi, cache, &r, &end, &p, &range))
         return 0;
     *pc = p;
     return range;

@@ -6,9 +6,10 @@
  * stacks.  This file makes a copy of each in which inlined code has
  * functions of its own, and leaves the analysis as it is:
  *
- *   - each inlined function (by its DWARF name, as export --inline keys
- *     it, so the report and the exports agree) gets a symbol "NAME
- *     [inlined]" at an address of its own, above every module's slice;
+ *   - each inlined function (by its DWARF name in its module, as export
+ *     --inline keys it, so the report and the exports agree) gets a symbol
+ *     "NAME [inlined]" ("NAME [inlined] [libfoo.so]" in a library) at an
+ *     address of its own, above every module's slice;
  *   - a sample at a pc in inlined code moves to its innermost inlined
  *     function;
  *   - a stack frame at such a pc becomes the function's frame with, under
@@ -32,13 +33,49 @@
 
 #define MAX_CHAIN 64 /* as export.c's EX_MAX_INLINE */
 
-/* The inlined functions met so far, by name: an open-addressing set. */
+/* The inlined functions met so far, by shown name: an open-addressing
+ * set.  An inlined function is its DWARF name in its module: libc's
+ * lll_mutex_lock_optimized is "lll_mutex_lock_optimized [inlined]
+ * [libc.so.6]", as its other functions are "NAME [libc.so.6]". */
 struct names {
-    const char **v; /* DWARF names (owned by the linemap) */
+    char **v; /* shown names, "NAME [inlined]" or "NAME [inlined] [MODULE]" (owned) */
     size_t n, cap;
     uint32_t *slot; /* index + 1; 0 empty */
     size_t nslot;
+    char *buf; /* the name being looked up */
+    size_t bufcap;
 };
+
+/* The shown name of inlined function NAME at PC (its module's tag) in
+ * T->buf; NULL out of memory. */
+static const char *shown_name(struct names *t, const struct cgdata *d, uint64_t pc,
+                              const char *name)
+{
+    const char *tag = modmap_tag(d, pc);
+    size_t need = strlen(name) + sizeof INLVIEW_SUFFIX + (tag ? strlen(tag) + 3 : 0);
+    if (need > t->bufcap) {
+        char *b = realloc(t->buf, need);
+        if (!b)
+            return NULL;
+        t->buf = b;
+        t->bufcap = need;
+    }
+    if (tag)
+        snprintf(t->buf, need, "%s%s [%s]", name, INLVIEW_SUFFIX, tag);
+    else
+        snprintf(t->buf, need, "%s%s", name, INLVIEW_SUFFIX);
+    return t->buf;
+}
+
+static void names_free(struct names *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i]);
+    free(t->v);
+    free(t->slot);
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+}
 
 static size_t hash_name(const char *s)
 {
@@ -74,13 +111,14 @@ static long name_index(struct names *t, const char *name, int add)
         return -1;
     if (t->n == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 16;
-        const char **v = realloc(t->v, nc * sizeof *v);
+        char **v = realloc(t->v, nc * sizeof *v);
         if (!v)
             return -2;
         t->v = v;
         t->cap = nc;
     }
-    t->v[t->n] = name;
+    if (!(t->v[t->n] = strdup(name)))
+        return -2;
     t->slot[h] = (uint32_t)t->n + 1;
     return (long)t->n++;
 }
@@ -151,7 +189,8 @@ int inlview_build(struct inl_view *v, const struct cgdata *d, const struct symta
         size_t n = chain_at(&lm, st, pcs[i].pc, chain);
         if (n == 0)
             continue;
-        long k = name_index(&nm, chain[0]->name, 1);
+        const char *name = shown_name(&nm, d, pcs[i].pc, chain[0]->name);
+        long k = name ? name_index(&nm, name, 1) : -2;
         if (k < 0)
             goto oom;
         v->pcs[i].pc = INL_ADDR(base, k);
@@ -165,8 +204,9 @@ int inlview_build(struct inl_view *v, const struct cgdata *d, const struct symta
     for (size_t i = 0; i < d->nstacks; i++) {
         const struct cgdata_stack_node *x = &d->stacks[i];
         size_t n = 0;
+        uint64_t pc = modmap_pc(d, x->module, x->addr);
         if (x->module != CGDATA_CUT_MODULE)
-            n = chain_at(&lm, st, modmap_pc(d, x->module, x->addr), chain);
+            n = chain_at(&lm, st, pc, chain);
         if (grow_nodes(&v->d, &cap) != 0)
             goto oom;
         struct cgdata_stack_node y = *x;
@@ -174,7 +214,8 @@ int inlview_build(struct inl_view *v, const struct cgdata *d, const struct symta
         y.count = n ? 0 : x->count;
         v->d.stacks[v->d.nstacks++] = y;
         for (size_t j = n; j-- > 0;) {
-            long k = name_index(&nm, chain[j]->name, 1);
+            const char *name = shown_name(&nm, d, pc, chain[j]->name);
+            long k = name ? name_index(&nm, name, 1) : -2;
             if (k < 0 || grow_nodes(&v->d, &cap) != 0 || v->d.nstacks >= UINT32_MAX)
                 goto oom;
             v->d.stacks[v->d.nstacks] =
@@ -194,8 +235,10 @@ int inlview_build(struct inl_view *v, const struct cgdata *d, const struct symta
         uint64_t from = gd->arcs[i].from_pc;
         size_t n = from ? chain_at(&lm, st, from - 1, chain) : 0;
         long k = -1;
-        for (size_t j = 0; j < n && k < 0; j++)
-            k = name_index(&nm, chain[j]->name, 0);
+        for (size_t j = 0; j < n && k == -1; j++) {
+            const char *name = shown_name(&nm, d, from - 1, chain[j]->name);
+            k = name ? name_index(&nm, name, 0) : -2;
+        }
         if (k == -2)
             goto oom;
         if (k >= 0)
@@ -206,41 +249,32 @@ int inlview_build(struct inl_view *v, const struct cgdata *d, const struct symta
     v->gd.hash_cap = 0;
 
     /* the symbols: the profile's, then the inlined functions' */
-    size_t len = 0;
-    for (size_t i = 0; i < nm.n; i++)
-        len += strlen(nm.v[i]) + sizeof INLVIEW_SUFFIX;
-    v->names = malloc(len ? len : 1);
     v->st.syms = malloc((st->n + nm.n + 1) * sizeof *v->st.syms);
-    if (!v->names || !v->st.syms)
+    if (!v->st.syms)
         goto oom;
     memcpy(v->st.syms, st->syms, st->n * sizeof *st->syms);
-    char *p = v->names;
-    for (size_t i = 0; i < nm.n; i++) {
-        size_t l = strlen(nm.v[i]);
-        memcpy(p, nm.v[i], l);
-        memcpy(p + l, INLVIEW_SUFFIX, sizeof INLVIEW_SUFFIX);
+    for (size_t i = 0; i < nm.n; i++)
         v->st.syms[st->n + i] = (struct symtab_sym){
             .addr = INL_ADDR(base, i),
             .end_addr = INL_ADDR(base, i) + 15,
-            .name = p,
+            .name = nm.v[i],
             .is_func = 1,
             .order = st->n + i,
         };
-        p += l + sizeof INLVIEW_SUFFIX;
-    }
     v->st.n = st->n + nm.n;
     v->ninl = nm.n;
+    v->names = nm.v; /* now the view's */
+    nm.v = NULL;
+    nm.n = 0;
     free(map);
-    free(nm.v);
-    free(nm.slot);
+    names_free(&nm);
     linemap_free(&lm);
     return 0;
 oom:
     linemap_free(&lm);
 oom_nolm:
     free(map);
-    free(nm.v);
-    free(nm.slot);
+    names_free(&nm);
     inlview_free(v);
     snprintf(err, errsz, "out of memory reading the inlined functions");
     return -1;
@@ -252,6 +286,8 @@ void inlview_free(struct inl_view *v)
     free(v->pcs);
     free(v->gd.arcs);
     free(v->d.stacks);
+    for (size_t i = 0; v->names && i < v->ninl; i++)
+        free(v->names[i]);
     free(v->names);
     memset(v, 0, sizeof *v);
 }

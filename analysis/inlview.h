@@ -19,7 +19,7 @@ struct inl_view {
     struct gmon_data gd; /* the arcs, those called from inlined code moved there */
     struct cgdata d;     /* the profile with each stack frame expanded */
     size_t ninl;         /* inlined functions added (symbols st.n - ninl ...) */
-    char *names;         /* their names */
+    char **names;        /* their names (ninl) */
 };
 
 /* Builds V from profile D, its symbols ST (modmap's table), its arcs GD

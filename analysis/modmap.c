@@ -458,6 +458,17 @@ uint64_t modmap_pc(const struct cgdata *d, uint32_t module, uint64_t addr)
     return 0;
 }
 
+const char *modmap_tag(const struct cgdata *d, uint64_t pc)
+{
+    uint64_t k = pc >> SLICE_SHIFT;
+    if (k == 0 || k > d->nmodules)
+        return NULL;
+    const struct cgdata_module *m = &d->modules[k - 1];
+    if (m->flags & CGDATA_MOD_MAIN)
+        return NULL;
+    return m->flags & CGDATA_MOD_VDSO ? "vdso" : base_name(m->path);
+}
+
 int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t *addr)
 {
     uint64_t k = pc >> SLICE_SHIFT;

@@ -44,6 +44,9 @@ uint64_t modmap_owned(const struct symtab *st, uint64_t pc);
  * the last instruction of its function (a noreturn callee) it lies just
  * past the function's end, so the call's last byte (PC - 1) names it. */
 uint64_t modmap_owned_return(const struct symtab *st, uint64_t pc);
+/* The module name PC's functions carry after theirs, "NAME [TAG]"
+ * ("libc.so.6", "vdso"): NULL for the executable's pcs and for no module. */
+const char *modmap_tag(const struct cgdata *d, uint64_t pc);
 /* The other way: the module and address there of PC in MM's symbol
  * table.  0, or -1 for a pc in no module ("[unknown]"). */
 int modmap_addr(const struct cgdata *d, uint64_t pc, uint32_t *module, uint64_t *addr);

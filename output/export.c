@@ -223,33 +223,61 @@ const char *ex_file(const struct ex_model *m, int func, const char *fallback)
     return m->g->nodes[func].file;
 }
 
-/* The func standing for inlined function NAME, added if new; -1 out of memory. */
-static int inl_func(struct ex_model *m, const char *name, size_t *cap)
+/* The shown name of inlined function NAME at PC: NAME in the executable,
+ * "NAME [libfoo.so]" in a library, as the library's other functions are
+ * named (malloc'd; NULL out of memory). */
+static char *inl_shown(const struct ex_model *m, uint64_t pc, const char *name)
+{
+    const char *tag = modmap_tag(m->d, pc);
+    size_t need = strlen(name) + (tag ? strlen(tag) + 3 : 0) + 1;
+    char *s = malloc(need);
+    if (s && tag)
+        snprintf(s, need, "%s [%s]", name, tag);
+    else if (s)
+        memcpy(s, name, need); /* DW_AT_name: never mangled */
+    return s;
+}
+
+static int inl_find(const struct ex_model *m, const char *shown)
 {
     for (size_t i = 0; i < m->ninl; i++) /* few distinct names: a scan will do */
-        if (strcmp(m->inl_names[i], name) == 0)
+        if (strcmp(m->inl_names[i], shown) == 0)
             return (int)(m->g->nsyms + 1 + i);
+    return -1;
+}
+
+/* The func standing for inlined function NAME at PC, added if new; -1
+ * out of memory. */
+static int inl_func(struct ex_model *m, uint64_t pc, const char *name, size_t *cap)
+{
+    char *shown = inl_shown(m, pc, name);
+    if (!shown)
+        return -1;
+    int f = inl_find(m, shown);
+    if (f >= 0) {
+        free(shown);
+        return f;
+    }
     if (m->ninl == *cap) {
         size_t ncap = *cap ? *cap * 2 : 16;
         char **n = realloc(m->inl_names, ncap * sizeof *n);
-        if (!n)
+        if (!n) {
+            free(shown);
             return -1;
+        }
         m->inl_names = n;
         *cap = ncap;
     }
-    char *dup = strdup(name); /* DW_AT_name: never mangled */
-    if (!dup)
-        return -1;
-    m->inl_names[m->ninl++] = dup;
+    m->inl_names[m->ninl++] = shown;
     return (int)(m->g->nsyms + m->ninl);
 }
 
-int ex_inlined_func(const struct ex_model *m, const char *name)
+int ex_inlined_func(const struct ex_model *m, uint64_t pc, const char *name)
 {
-    for (size_t i = 0; i < m->ninl; i++)
-        if (strcmp(m->inl_names[i], name) == 0)
-            return (int)(m->g->nsyms + 1 + i);
-    return -1;
+    char *shown = inl_shown(m, pc, name);
+    int f = shown ? inl_find(m, shown) : -1;
+    free(shown);
+    return f;
 }
 
 int ex_inline(struct ex_model *m, char *err, size_t errsz)
@@ -277,7 +305,7 @@ int ex_inline(struct ex_model *m, char *err, size_t errsz)
         rc = add_node(m, &cap, parent, x->func, x->pc, n ? 0 : x->count);
         /* outermost inlined function first, the samples on the innermost */
         for (size_t j = n; rc == 0 && j-- > 0;) {
-            int f = inl_func(m, chain[j]->name, &ncap);
+            int f = inl_func(m, x->pc, chain[j]->name, &ncap);
             rc = f < 0 ? -1 : add_node(m, &cap, (int)m->nnodes - 1, f, x->pc, j ? 0 : x->count);
         }
         map[i] = (int)m->nnodes - 1;
@@ -317,7 +345,7 @@ int ex_inline_calls(const struct ex_model *m, struct linemap *lm, struct ex_move
         size_t nc = linemap_inline(lm, from - 1, chain, EX_MAX_INLINE);
         int inl = -1;
         for (size_t j = 0; j < nc && j < EX_MAX_INLINE && inl < 0; j++)
-            inl = ex_inlined_func(m, chain[j]->name);
+            inl = ex_inlined_func(m, from - 1, chain[j]->name);
         if (inl >= 0)
             v[k++] = (struct ex_moved){(int)caller, (int)callee, inl, a->count};
     }

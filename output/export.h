@@ -41,7 +41,8 @@ struct ex_model {
     char event[64]; /* "cpu", "wall", a perf event's name */
     double total;   /* sum of the node counts */
     /* ex_inline: the functions inlined into sampled code, numbered after
-     * the call graph's (func = g->nsyms + 1 + i), by their DWARF name */
+     * the call graph's (func = g->nsyms + 1 + i), by their DWARF name and
+     * module: NAME, or "NAME [libfoo.so]" in a library */
     char **inl_names;
     size_t ninl;
 };
@@ -65,8 +66,9 @@ int ex_inline(struct ex_model *m, char *err, size_t errsz);
 
 #define EX_MAX_INLINE 64 /* inlined frames kept per frame, the innermost */
 
-/* The func of inlined function NAME in M (ex_inline), or -1. */
-int ex_inlined_func(const struct ex_model *m, const char *name);
+/* The func of inlined function NAME at PC (its module's) in M
+ * (ex_inline), or -1. */
+int ex_inlined_func(const struct ex_model *m, uint64_t pc, const char *name);
 
 /* With ex_inline: the -pg calls made from inlined code.  Each of the
  * profile's arcs whose call instruction (return address - 1) lies in code

@@ -251,7 +251,7 @@ static int build_locations(struct pp *p)
                         : 0;
         l->line = &p->plines[nl];
         for (size_t j = 0; j < nc; j++) { /* innermost first */
-            int inl = ex_inlined_func(m, chain[j]->name);
+            int inl = ex_inlined_func(m, p->pcs[i], chain[j]->name);
             if (inl < 0)
                 continue; /* not in the stacks: no such frame in the model */
             Line *ln = &p->lines[nl];

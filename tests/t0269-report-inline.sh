@@ -99,6 +99,34 @@ test_expect "without DWARF: the program's functions are as without --inline" "
     [ \$(wc -l <a) -eq 3 ] && cmp a b
 "
 
+# the same code in a -pg shared library: its inlined functions are named
+# for their module, as its other functions are ("NAME [libinl.so]"), in
+# the report and in the exports, and keep the program's shares
+test_expect "in a shared library: middle [inlined] [libinl.so], inner [inlined] [libinl.so], with the program's shares; folded: middle [libinl.so]" "
+    gcc -O2 -g -pg -fPIC -shared -Dmain=inl_main '$PROGS/inlined.c' -o libinl.so &&
+    printf 'int inl_main(int, char **);\\nint main(int c, char **v) { return inl_main(c, v); }\\n' >drv.c &&
+    gcc -O2 -g -pg drv.c -o drv -L. -linl -Wl,-rpath,\\\$ORIGIN &&
+    $CGPROF record -o lib.data ./drv >ltruth && $CGPROF_REAL report --inline lib.data >lib.txt 2>/dev/null &&
+    $CGPROF_REAL export -f folded --inline lib.data >lib.folded &&
+    ! grep -Eq '(middle|inner) \\[inlined\\]\$' lib.txt &&
+    python3 -c \"$PY
+f = r.flat('lib.txt')
+g = r.graph('lib.txt')
+s, i, t = r.folded('lib.folded')
+w, m, n, tot = [float(x) for x in open('ltruth').read().split()]
+L = ' [libinl.so]'
+got = {k: f.get(k + x + L, (0, 0, 0))[0] for k, x in (('work', ''), ('middle', ' [inlined]'), ('inner', ' [inlined]'))}
+u = sum(got.values())
+got = {k: 100 * v / u for k, v in got.items()}
+want = {'work': 100 * (w - m) / w, 'middle': 100 * (m - n) / w, 'inner': 100 * n / w}
+par = [p for p, _ in g['inner [inlined]' + L]['parents']]
+print(got, want, u, par, s.get('middle' + L), s.get('inner' + L))
+ok = u >= 90 and all(abs(got[k] - want[k]) <= 5 for k in want) and par == ['middle [inlined]' + L]
+ok = ok and s.get('inner' + L, 0) > 0 and s.get('middle' + L, 0) > 0 and 'inner' not in s and 'middle' not in s
+sys.exit(0 if ok else 1)
+\"
+"
+
 test_expect "--inline with -l or --json: a one-line error, exit 2" "
     { $CGPROF_REAL report --inline -l in.data >o 2>e; [ \$? -eq 2 ]; } && [ \$(wc -l <e) -eq 1 ] &&
     grep -q -- '--inline' e && [ ! -s o ] &&

@@ -61,7 +61,7 @@ __attribute__((visibility("default"))) int clone(int (*fn)(void *), void *stack,
     void *tls = va_arg(ap, void *);
     pid_t *ctid = va_arg(ap, pid_t *);
     va_end(ap);
-    if (flags & CLONE_THREAD)
+    if ((flags & CLONE_THREAD) || cg_inert)
         return real(fn, stack, flags, arg, ptid, tls, ctid);
     if (flags & CLONE_VM) {
         cg_count_unsampled_vm_child();

@@ -265,6 +265,8 @@ static int delegate(int kind, int timeout_ms)
 /* The final write of an ending (CG_END_*), made once per process. */
 CG_OWN int cg_write_final(int how)
 {
+    if (cg_inert)
+        return 0; /* the executable's runtime writes */
     if (getpid() != my_pid)
         return 0; /* a vfork child: the data is its parent's */
     if (how != CG_END_EXEC && __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
@@ -356,6 +358,8 @@ static int run_exec(execve_fn fn, fexecve_fn ffn, const char *path, int fd, char
     /* an image built with -pg leaves its profile, and the next one writes
      * NAME.execN; one without -pg (a shell that execs the program) leaves
      * nothing, and the program keeps the name */
+    if (cg_inert) /* the executable's runtime (its exec, which called this one) tells the next image */
+        return fn ? fn(path, argv, envp) : ffn ? ffn(fd, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
     int writes = __atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED);
     int wrote = writes;
     if (wrote)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +28,54 @@
 static int initialized;
 int cg_format = CG_FORMAT_GMON;
 int cg_is_root;
+int cg_inert;
+
+/* The runtime's mark, an ELF note in every module that holds a copy of it
+ * (name "cgprof", type 1): the linker puts libcgprof.a's in the
+ * executable's PT_NOTE segment. */
+__asm__(".pushsection .note.cgprof,\"a\",@note\n"
+        ".balign 4\n"
+        ".long 7\n.long 4\n.long 1\n"
+        ".asciz \"cgprof\"\n"
+        ".balign 4\n"
+        ".long 1\n"
+        ".popsection\n");
+
+/* Whether the executable holds its own copy of the runtime (libcgprof.a
+ * linked in) and this copy is another (libcgprof.so, preloaded by cgprof
+ * record or by hand).  Read from the program headers the kernel gave the
+ * process, before anything else is set up. */
+static int program_has_copy(void)
+{
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+    size_t n = getauxval(AT_PHNUM);
+    uintptr_t bias = 0, me = (uintptr_t)&program_has_copy;
+    if (!ph)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (ph[i].p_type == PT_PHDR)
+            bias = (uintptr_t)ph - ph[i].p_vaddr; /* none: not position-independent */
+    for (size_t i = 0; i < n; i++)
+        if (ph[i].p_type == PT_LOAD && me - (bias + ph[i].p_vaddr) < ph[i].p_memsz)
+            return 0; /* this copy is the executable's */
+    for (size_t i = 0; i < n; i++) {
+        if (ph[i].p_type != PT_NOTE)
+            continue;
+        const unsigned char *p = (const unsigned char *)(bias + ph[i].p_vaddr);
+        const unsigned char *end = p + ph[i].p_filesz;
+        while ((size_t)(end - p) >= 12) {
+            uint32_t h[3];
+            memcpy(h, p, sizeof h);
+            size_t name = (h[0] + 3) & ~(size_t)3, desc = (h[1] + 3) & ~(size_t)3;
+            if ((size_t)(end - p) - 12 < name || (size_t)(end - p) - 12 - name < desc)
+                break;
+            if (h[0] == 7 && h[2] == 1 && memcmp(p + 12, "cgprof", 7) == 0)
+                return 1;
+            p += 12 + name + desc;
+        }
+    }
+    return 0;
+}
 
 /* Finds the main executable (the first object dl_iterate_phdr reports). */
 static int find_main(struct dl_phdr_info *info, size_t size, void *data)
@@ -135,6 +184,14 @@ CG_OWN void cg_init(void)
 {
     if (__atomic_exchange_n(&initialized, 1, __ATOMIC_ACQ_REL))
         return;
+    if (program_has_copy()) {
+        /* two runtimes in one process would each count half and write
+         * over each other: the executable's profiles it, this one only
+         * passes every call it interposes through */
+        cg_inert = 1;
+        __atomic_store_n(&cg_recording, 0, __ATOMIC_RELAXED);
+        return;
+    }
     int saved = errno;
     int prev = cg_tls.in_runtime;
     cg_tls.in_runtime = 1;
@@ -216,6 +273,8 @@ API void __monstartup(unsigned long lowpc, unsigned long highpc)
     (void)lowpc;
     (void)highpc;
     cg_init();
+    if (cg_inert)
+        return;
     if (!__atomic_exchange_n(&cg_instrumented, 1, __ATOMIC_RELAXED) &&
         !(cg_format == CG_FORMAT_CGPROF && cg_is_root))
         cg_output_check(); /* said now, not only when the run is over */
@@ -256,10 +315,14 @@ API void _mcleanup(void)
 
 API void moncontrol(int mode)
 {
+    if (cg_inert)
+        return;
     __atomic_store_n(&cg_recording, mode != 0, __ATOMIC_RELAXED);
 }
 
 API int cgprof_dump(void)
 {
+    if (cg_inert)
+        return 0;
     return cg_write_profile(0);
 }

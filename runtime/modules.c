@@ -345,6 +345,8 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
         real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
     if (!real)
         return -1;
+    if (cg_inert)
+        return real(handle);
     cg_modules_snapshot(); /* what was there, before it goes */
     cg_arcs_freeze_reserve();
     int rc = real(handle);

@@ -238,6 +238,7 @@ void cg_runtime_cost(struct cg_runtime_cost *c) CG_HIDDEN;
 enum { CG_FORMAT_GMON, CG_FORMAT_CGPROF };
 extern int cg_format CG_HIDDEN;
 extern int cg_is_root CG_HIDDEN; /* the process cgprof record started */
+extern int cg_inert CG_HIDDEN;   /* libcgprof.so in a program holding libcgprof.a: passes calls through */
 
 /* Main executable: histogram range in link-time addresses and load bias.
  * The histogram itself is made from the sample tables at write time. */

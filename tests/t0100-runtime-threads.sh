@@ -44,6 +44,22 @@ test_expect "cgprof profile, 4 threads: every arc exact, each thread's first cal
         sort | diff -u - got
 "
 
+# libcgprof.a linked into a dynamic program that cgprof record runs: the
+# preloaded libcgprof.so finds the executable's copy (its ELF note) and
+# only passes calls through; one runtime counts everything.  (Before, both
+# ran: the report had no arcs, and the runtime's own functions as the
+# program's.)  The executable's own library calls are not hooked when the
+# runtime is linked into it (docs/libcalls.md): the -pg arcs only.
+test_expect "linked with libcgprof.a, run by cgprof record (libcgprof.so preloaded too): one runtime, every arc exact" "
+    gcc -O2 -pg -pthread $PROGS/threads.c $LIBA -o threads_a && rm -f a.data gmon.out &&
+    $CGPROF record -o a.data ./threads_a >/dev/null &&
+    $CGPROF report -b -q a.data | awk -f $ROOT/tests/arcs.awk | grep -v '^thread_start ' | sort -u >got &&
+    { cat threads.expected; echo '__libc_start_call_main main 1'
+      [ -n \"\${RT_UNOPTIMIZED:-}\" ] || echo 'start_thread thread_main 4'; } | sort | diff -u - got &&
+    $CGPROF record --format gmon ./threads_a >/dev/null &&
+    same_arcs threads.expected threads_a gmon.out
+"
+
 # glibc's mcount drops a call when another thread is inside it (a
 # compare-and-swap on one global state): its counts can fall short of the
 # truth, never exceed it, and it knows no arc that is not there -- an

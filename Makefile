@@ -20,8 +20,12 @@ TOOL_EXTRA ?=
 
 TOOL_SRC := $(wildcard cli/*.c analysis/*.c output/*.c) runtime/events.c
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/profile.pb-c.o $(BUILD)/output/html_assets.o
-TOOL_LIBS := -ldw -lelf -Wl,--push-state,--no-as-needed -lcapstone -Wl,--pop-state -lstdc++ \
-	-lprotobuf-c -lz -lm
+TOOL_LIBS := -ldw -lelf -lstdc++ -lprotobuf-c -lz -lm
+# capstone is loaded by -c when it needs it (analysis/disasm.c), by the name
+# the linker would have recorded
+CS_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libcapstone.so)" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+$(BUILD)/analysis/disasm.o: CPPFLAGS += $(if $(CS_SONAME),-DCS_SONAME='"$(CS_SONAME)"')
 # pprof's profile.proto (output/profile.proto) compiled by protoc-c at build
 # time, so that the generated code always matches the installed protobuf-c
 PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h

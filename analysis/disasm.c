@@ -13,13 +13,16 @@
  * whose range runs over .plt) from memory outside the section it read;
  * those bytes are not code it loaded, and they are skipped here.
  *
- * Capstone is referenced weakly: the unit tests link the analysis modules
- * without it, and disasm_static_calls then reports it missing.
+ * Capstone is loaded when -c first needs it (dlopen), not linked: its
+ * 1.8 MB of relocated tables cost every cgprof command 11 ms of start-up
+ * on these machines, as much as gprof's whole report of Lua.  The unit
+ * tests link the analysis modules without it.
  */
 #include "disasm.h"
 #include "elffile.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -28,11 +31,43 @@
 #include <string.h>
 #include <unistd.h>
 
-#pragma weak cs_open
-#pragma weak cs_close
-#pragma weak cs_malloc
-#pragma weak cs_free
-#pragma weak cs_disasm_iter
+#ifndef CS_SONAME
+#define CS_SONAME "libcapstone.so.4" /* Debian 12's; the Makefile asks the linker */
+#endif
+
+/* The capstone functions used here, from the library loaded on first use. */
+static struct {
+    cs_err (*open)(cs_arch, cs_mode, csh *);
+    cs_err (*close)(csh *);
+    cs_insn *(*malloc)(csh);
+    void (*free)(cs_insn *, size_t);
+    bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+} capstone;
+
+static int load_capstone(char *err, size_t errsz)
+{
+    if (capstone.disasm_iter)
+        return 0;
+    void *h = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen("libcapstone.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(err, errsz, "-c: cannot load capstone (%s): install libcapstone4", CS_SONAME);
+        return -1;
+    }
+    *(void **)&capstone.open = dlsym(h, "cs_open");
+    *(void **)&capstone.close = dlsym(h, "cs_close");
+    *(void **)&capstone.malloc = dlsym(h, "cs_malloc");
+    *(void **)&capstone.free = dlsym(h, "cs_free");
+    *(void **)&capstone.disasm_iter = dlsym(h, "cs_disasm_iter");
+    if (!capstone.open || !capstone.close || !capstone.malloc || !capstone.free ||
+        !capstone.disasm_iter) {
+        snprintf(err, errsz, "-c: %s lacks the functions needed", CS_SONAME);
+        capstone.disasm_iter = NULL;
+        return -1;
+    }
+    return 0;
+}
 
 /* The section gprof reads for -c. */
 struct text {
@@ -104,7 +139,7 @@ static int scan_function(csh cs, cs_insn *insn, const struct text *tx, const str
         const uint8_t *code = tx->bytes + (pc - tx->vma);
         size_t left = (size_t)(hi - pc);
         uint64_t addr = pc;
-        if (!cs_disasm_iter(cs, &code, &left, &addr, insn)) {
+        if (!capstone.disasm_iter(cs, &code, &left, &addr, insn)) {
             pc++;
             continue;
         }
@@ -126,11 +161,11 @@ static int scan_all(const struct text *tx, int mode, const struct symtab *st,
                     const struct gmon_data *gd, struct calls *out, char *err, size_t errsz)
 {
     csh cs;
-    if (cs_open(CS_ARCH_X86, mode, &cs) != CS_ERR_OK) {
+    if (capstone.open(CS_ARCH_X86, mode, &cs) != CS_ERR_OK) {
         snprintf(err, errsz, "capstone: cannot open an x86 disassembler");
         return -1;
     }
-    cs_insn *insn = cs_malloc(cs);
+    cs_insn *insn = capstone.malloc(cs);
     int rc = insn ? 0 : -1;
     uint64_t text_end = tx->vma + tx->size;
     for (size_t j = 0; rc == 0 && j < st->n; j++) {
@@ -147,8 +182,8 @@ static int scan_all(const struct text *tx, int mode, const struct symtab *st,
     if (rc != 0)
         snprintf(err, errsz, "out of memory disassembling the text");
     if (insn)
-        cs_free(insn, 1);
-    cs_close(&cs);
+        capstone.free(insn, 1);
+    capstone.close(&cs);
     return rc;
 }
 
@@ -216,10 +251,8 @@ int disasm_static_calls(const char *path, const struct symtab *st, const struct 
     struct calls c = {NULL, 0, 0};
     *out = NULL;
     *n = 0;
-    if (!cs_open || !cs_close || !cs_malloc || !cs_free || !cs_disasm_iter) {
-        snprintf(err, errsz, "-c: built without capstone");
+    if (load_capstone(err, errsz) != 0)
         return -1;
-    }
     struct scan_ctx sc = {path, st, gd, &c, err, errsz};
     int rc = elffile_with(path, scan_cb, &sc, err, errsz);
     if (rc != 0) {

@@ -87,7 +87,7 @@ static int open_debug(struct debugfile *df, const char *path, int check_crc, uin
         close(df->fd);
         return -1;
     }
-    df->elf = elf_begin(df->fd, ELF_C_READ, NULL);
+    df->elf = elf_begin(df->fd, ELF_C_READ_MMAP, NULL);
     if (!df->elf || elf_kind(df->elf) != ELF_K_ELF) {
         if (df->elf)
             elf_end(df->elf);

@@ -21,13 +21,16 @@ int elffile_with(const char *path, int (*fn)(Elf *elf, void *ctx), void *ctx, ch
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0))) {
+    int have = fstat(fd, &st) == 0;
+    if (have && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_size == 0))) {
         /* say what it is: "not an ELF file" would send one looking at bytes */
         snprintf(err, errsz, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory" : "empty file");
         close(fd);
         return -1;
     }
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    /* a regular file is mapped, not read: libelf then copies no section
+     * (the DWARF of a large program is most of the report's time) */
+    Elf *elf = elf_begin(fd, have && S_ISREG(st.st_mode) ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
     int rc = -1;
     if (!elf || elf_kind(elf) != ELF_K_ELF)
         snprintf(err, errsz, "%s: not an ELF file", path);

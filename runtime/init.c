@@ -213,6 +213,10 @@ CG_OWN void cg_init(void)
     cg_altstack_init(); /* the main thread's: the ending runs after a stack overflow */
     /* stacks are kept in the cgprof format only (gmon.out has no room) */
     cg_stacks_on = cg_format == CG_FORMAT_CGPROF && env_u64("CGPROF_STACKS", 1, 1) != 0;
+    /* nothing sampled (-F 0, an unknown event): no stacks, and no unwind
+     * tables built for them (8 ms of a counts-only run of SQLite) */
+    if (cg_hz == 0 || !cg_event)
+        cg_stacks_on = 0;
     /* off by default: a thread signalled at every sample can see EINTR
      * (docs/stacks.md, "One moment per stack"); 2: every user-mode sample
      * is taken in the thread itself, from a user-only event */

@@ -217,10 +217,11 @@ CG_OWN void cg_init(void)
      * tables built for them (8 ms of a counts-only run of SQLite) */
     if (cg_hz == 0 || !cg_event)
         cg_stacks_on = 0;
-    /* off by default: a thread signalled at every sample can see EINTR
-     * (docs/stacks.md, "One moment per stack"); 2: every user-mode sample
-     * is taken in the thread itself, from a user-only event */
-    cg_stacks_sync = (int)env_u64("CGPROF_STACK_SYNC", 0, 2);
+    /* 1 (a thread signalled at every sample can see EINTR: docs/stacks.md,
+     * "One moment per stack"); 2: every user-mode sample is taken in the
+     * thread itself, from a user-only event; 3, the default: those of the
+     * threads whose stacks outgrow their copies; 0: copies only */
+    cg_stacks_sync = (int)env_u64("CGPROF_STACK_SYNC", 3, 3);
     /* the kernel's own frames above a sample taken in it (record --kernel) */
     cg_kernel_frames = cg_stacks_on && env_u64("CGPROF_KERNEL", 0, 1) != 0;
     if (cg_stacks_on)

@@ -168,9 +168,10 @@ void cg_arcs_freeze_reserve(void) CG_HIDDEN; /* before an unmapping: room for ev
 
 /* threadlog.c: per-thread totals */
 #define CG_THREAD_ENDED      1u
-#define CG_THREAD_SIGBLOCKED 2u /* seen with the sampling signal blocked (the cpu event) */
-#define CG_THREAD_FROM_BASE  4u /* written: its CPU counted from its sampling's start */
-#define CG_THREAD_RINGLESS   8u /* no locked memory for its ring: sampled by a handler event */
+#define CG_THREAD_SIGBLOCKED 2u  /* seen with the sampling signal blocked (the cpu event) */
+#define CG_THREAD_FROM_BASE  4u  /* written: its CPU counted from its sampling's start */
+#define CG_THREAD_RINGLESS   8u  /* no locked memory for its ring: sampled by a handler event */
+#define CG_THREAD_DEEP       16u /* deeper than its stack copies: user mode by a handler event */
 struct cg_thread_rec {
     pid_t tid;
     unsigned flags;
@@ -238,7 +239,8 @@ void cg_runtime_cost(struct cg_runtime_cost *c) CG_HIDDEN;
 enum { CG_FORMAT_GMON, CG_FORMAT_CGPROF };
 extern int cg_format CG_HIDDEN;
 extern int cg_is_root CG_HIDDEN; /* the process cgprof record started */
-extern int cg_inert CG_HIDDEN;   /* libcgprof.so in a program holding libcgprof.a: passes calls through */
+extern int cg_inert
+    CG_HIDDEN; /* libcgprof.so in a program holding libcgprof.a: passes calls through */
 
 /* Main executable: histogram range in link-time addresses and load bias.
  * The histogram itself is made from the sample tables at write time. */

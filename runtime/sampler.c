@@ -108,6 +108,11 @@ struct tracked {
     int64_t h_late; /* its share of late_ns so far */
     int h_seen, h_quiet;
     uint64_t k_credit; /* its kernel event's time not yet counted, ns (kernel_keep) */
+    /* deep (go_deep): 1 its user-mode samples taken by a handler event
+     * since its ring event counted deep_count; -1 tried, not possible.
+     * deep_s0: its samples then; deep_k: its kernel samples since */
+    int deep;
+    uint64_t deep_count, deep_s0, deep_k, deep_retry;
 };
 
 static const struct cg_event *event;
@@ -144,8 +149,10 @@ static unsigned char phased[PHASE_FDS];
  * event + 1, closed with it. */
 static unsigned char hev[PHASE_FDS];
 static int hev_of[PHASE_FDS];
-static int handler_mode; /* a time event's user samples taken by the threads */
-static int ring_less;    /* atomic: some thread got a handler event for want of a ring */
+static int handler_mode;  /* a time event's user samples taken by the threads */
+static int deep_switch;   /* a thread deeper than its copies goes to a handler event (go_deep) */
+static int deep_handlers; /* atomic: some thread did */
+static int ring_less;     /* atomic: some thread got a handler event for want of a ring */
 
 /* Stacks walked by their own threads.  With stacks on, every overflow of
  * a thread's perf event also sends the thread our signal (O_ASYNC); its
@@ -625,6 +632,8 @@ static void watch_blocked(struct tracked *t)
      * be sampled; jitter) -- but not while its signals were stopped: the
      * report says that time went unsampled, and why */
     int64_t late = (int64_t)c - (int64_t)(s * perf_period);
+    if (t->deep == 1) /* since its handler event began, user mode only */
+        late = (int64_t)c - (int64_t)((s - t->deep_s0 - t->deep_k) * perf_period);
     /* nor for a thread seen with the signal blocked (at its end, say,
      * before 32 periods): the report says why its time went unsampled */
     if (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_SIGBLOCKED)
@@ -747,7 +756,11 @@ void cg_sampler_before_exec(void)
  * CG_THREAD_RINGLESS); 0: none. */
 int cg_sampler_in_threads(void)
 {
-    return handler_mode ? 1 : __atomic_load_n(&ring_less, __ATOMIC_ACQUIRE) ? 2 : 0;
+    return handler_mode ? 1
+           : __atomic_load_n(&ring_less, __ATOMIC_ACQUIRE) ||
+                   __atomic_load_n(&deep_handlers, __ATOMIC_ACQUIRE)
+               ? 2
+               : 0;
 }
 
 /* Notes in R that its thread's event FD is a handler event for want of a
@@ -869,6 +882,63 @@ static void want_snapshots(struct tracked *t)
     errno = saved;
 }
 
+/* By default (CGPROF_STACK_SYNC unset), a thread whose stack a walk
+ * found deeper than its 8 KB copy: from now on its user-mode samples are
+ * taken in the thread by a handler event (user mode only: each stack
+ * whole, to the depth limit, from one moment, and no system call of the
+ * thread interrupted: docs/stacks.md), and its ring event keeps only the
+ * kernel's samples, at KERNEL_PERIOD with credit (kernel_keep), as
+ * CGPROF_STACK_SYNC=2 has them (where the kernel may not be sampled, the
+ * ring event is disabled).  The records its ring holds from before (count
+ * up to deep_count) are taken as before.  Once per thread. */
+static void go_deep(struct tracked *t)
+{
+    if (t->deep || t->fd < 0 || t->fd >= PHASE_FDS || hev_of[t->fd] ||
+        __atomic_load_n(&hev[t->fd], __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&execing, __ATOMIC_SEQ_CST))
+        return;
+    /* a thread that blocks our signal now would go unsampled: it stays
+     * with its copies, and is looked at again a scan later */
+    uint64_t now = now_ns();
+    if (now < t->deep_retry)
+        return;
+    int saved = errno;
+    __atomic_store_n(&deep_handlers, 1, __ATOMIC_RELEASE); /* some threads sample in themselves */
+    if (cg_thread_sig_blocked(t->tid)) {
+        t->deep_retry = now + SCAN_NS;
+        errno = saved;
+        return;
+    }
+    t->deep = -1;
+    uint64_t c;
+    int h = read(t->fd, &c, sizeof c) == (ssize_t)sizeof c ? open_handler_event(t->tid, 0) : -1;
+    if (h < 0) {
+        errno = saved;
+        return;
+    }
+    hev_of[t->fd] = h + 1;
+    t->deep = 1;
+    t->deep_count = c;
+    t->deep_s0 = t->rec ? __atomic_load_n(&t->rec->samples, __ATOMIC_RELAXED) : 0;
+    t->deep_k = 0;
+    t->k_credit = cg_random64(t->tid) % perf_period;
+    t->h_seen = 0;
+    if (__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED)) {
+        ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0); /* its samples were all user mode */
+    } else {
+        uint64_t kp = KERNEL_PERIOD;
+        ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &kp);
+    }
+    if (t->rec)
+        __atomic_or_fetch(&t->rec->flags, CG_THREAD_DEEP, __ATOMIC_RELAXED);
+    __atomic_store_n(&deep_handlers, 1, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&execing, __ATOMIC_SEQ_CST)) { /* cg_sampler_before_exec ran meanwhile */
+        ioctl(h, PERF_EVENT_IOC_DISABLE, 0);
+        fcntl(h, F_SETFL, 0);
+    }
+    errno = saved;
+}
+
 /* The snapshot T's thread took of the sample whose user registers are R,
  * if it took one: the first written since the last matched with R's pc,
  * sp and rbp (a snapshot whose sample was not kept, or that came late,
@@ -981,6 +1051,8 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
     unsigned nf = walk(&r, &m, frames, max, &cut);
     if (cut && nf < max && sync_stacks)
         want_snapshots(t); /* cut by the copy's end: the stack is deeper */
+    else if (cut && nf < max && deep_switch)
+        go_deep(t);
     if (in_runtime(frames, nf)) {
         cg_runtime_samples_add(weight);
         return;
@@ -1124,15 +1196,22 @@ static uint64_t drain(struct tracked *t, int final)
         if (eh.type == PERF_RECORD_SAMPLE && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh, 8);
             memcpy(&c, rec + sizeof eh + 8, 8);
+            /* a deep thread's sample since its handler event began */
+            int deep = t->deep == 1 && c > t->deep_count;
             if (t->phasing && !keep_sample(t, c)) {
                 /* a second sample of the first period: not a sample at the rate */
-            } else if (handler_mode && !kernel_keep(t)) {
+            } else if (deep && !t->h_quiet &&
+                       (eh.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
+                /* user mode: its handler event took this one (unless the
+                 * thread blocks its signal: then this one, from the copy) */
+            } else if ((handler_mode || deep) && !kernel_keep(t)) {
                 /* a kernel sample's period not yet a whole P of credit */
-            } else if (handler_mode ? 0 : (note_late(t, c), 0),
+            } else if (handler_mode || deep ? 0 : (note_late(t, c), 0),
                        __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
             } else {
                 take_sample(t, rec + sizeof eh, n - sizeof eh);
+                t->deep_k += deep;
                 got++;
             }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
@@ -1526,6 +1605,9 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     sync_stacks = cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig;
     handler_mode =
         cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz && cg_sample_sig;
+    /* by default, threads deeper than their copies go to handler events */
+    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev && ev->kind == CG_EV_PERF &&
+                  ev->is_time && hz && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;
@@ -1704,6 +1786,7 @@ void cg_sampler_after_fork(void)
     before_cpu_ns = 0;
     late_ns = 0;
     ring_less = 0;
+    deep_handlers = 0;
     execing = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;

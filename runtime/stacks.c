@@ -40,7 +40,7 @@ struct cg_stree {
 };
 
 int cg_stacks_on = 1;
-int cg_stacks_sync = 1;
+int cg_stacks_sync = 3;
 int cg_kernel_frames;
 static struct cg_stree *trees; /* atomic head */
 

@@ -148,10 +148,11 @@ void cg_thread_rec_end(void)
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
         t->rec->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    /* (where only threads without a ring are sampled by their signal,
-     * only those can miss samples by blocking it) */
-    if ((cg_sampler_in_threads() != 2 ||
-         (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_RINGLESS)) &&
+    /* (where only some threads are sampled by their signal -- those
+     * without a ring, those deeper than their copies -- only those can
+     * miss samples by blocking it) */
+    if ((cg_sampler_in_threads() != 2 || (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) &
+                                          (CG_THREAD_RINGLESS | CG_THREAD_DEEP))) &&
         cg_thread_sig_blocked(0))
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
     __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);

@@ -104,9 +104,11 @@ unsigned cg_unwind(const struct cg_regs *regs, const struct cg_mem *m, uintptr_t
 
 /* stacks.c */
 extern int cg_stacks_on CG_HIDDEN; /* CGPROF_STACKS (default 1) */
-/* CGPROF_STACK_SYNC (default 0): 1, perf events' stacks deeper than their
- * copy walked by their threads; 2, a time event's user-mode samples taken
- * by their threads (sampler.c, "handler events") */
+/* CGPROF_STACK_SYNC (default 3): 0, perf events' stacks from their copies
+ * only; 1, those deeper than their copy walked by their threads; 2, a time
+ * event's user-mode samples taken by their threads (sampler.c, "handler
+ * events"); 3, those of the threads whose stacks outgrew their copies
+ * (sampler.c, go_deep) */
 extern int cg_stacks_sync CG_HIDDEN;
 extern int cg_kernel_frames CG_HIDDEN; /* CGPROF_KERNEL: kernel frames in the stacks (default 0) */
 /* Records one sampled stack of this thread (signal handler) or of the

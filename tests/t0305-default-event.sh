@@ -122,10 +122,11 @@ test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split
 # samples at the rate claimed: the threads' samples are their CPU time x
 # the rate (the kernel's own clocks, less what the runtime did on them and
 # what they ran before their sampling began, which the threads' CPU
-# seconds leave out), within 1% and 3 samples at
-# 1 kHz.  At 10 kHz never more than 1% over; under by no more than the
-# time the event's own count shows between samples beyond their periods
-# (RUNTIME's late field, "late_seconds"), less 1%.  The kernel's 10 kHz
+# seconds leave out): never more than 1% and 3 samples over; under by no
+# more than the time the event's own count shows between samples beyond
+# their periods (RUNTIME's late field, "late_seconds"), less 1% and 3
+# samples -- at 1 kHz too: beside a full check's sanitizer builds a 1 kHz
+# run came out 287 samples for 294.6 ms of CPU with 11.1 ms late.  The kernel's 10 kHz
 # cpu-clock timer in these VMs fires late now and then and no sample
 # stands for the time it skipped: 97.6-98.7% of the rate in 8 runs each of
 # b9542c0's runtime and this one on an idle machine, 95.5-97% on one busy
@@ -141,7 +142,7 @@ rate_check() {
 r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"]
-late=r["late_seconds"] if hz > 1000 else 0
+late=r["late_seconds"]
 print("%d samples for %.4f s of CPU at %d Hz, %.4f s of it between samples beyond their periods: %.2f%% of the rate" % (s, c, hz, r["late_seconds"], 100 * s / (c * hz)))
 sys.exit(not (s <= 1.01 * c * hz + 3 and s >= 0.99 * (c - late) * hz - 3 and 0 <= late < 0.1 * c))' j "$1"
 }
@@ -164,10 +165,12 @@ fi
 # higher (106% once in some 25, in a full check): over 5 runs of 1.5 s
 # together no more than 2.5% over, no run more than 8% over, and the
 # shares right.
+# handler_rate SYNC [DEPTH]: with CGPROF_STACK_SYNC=SYNC, split.c's work
+# under DEPTH frames of recursion (none: 0).
 handler_rate() {
     : >rates
     for run in 1 2 3 4 5; do
-        rm -f h.data && CGPROF_STACK_SYNC=2 $CGPROF record -o h.data ./split 1500000 >truth 2>err &&
+        rm -f h.data && CGPROF_STACK_SYNC=$1 $CGPROF record -o h.data ./split 1500000 ${2:-0} >truth 2>err &&
             $CGPROF report --json h.data >j 2>rerr && $CGPROF report -b -p h.data >flat 2>>rerr &&
             cat err rerr || return 1
         python3 -c 'import json,sys; j=json.load(open("j"))
@@ -187,7 +190,14 @@ sys.exit(not (0.99 * (c - r["late_seconds"]) * 1000 - 3 <= s <= 1.08 * c * 1000 
         exit !(s <= 1.025 * c * 1000 + 3) }' rates
 }
 if test $default = cpu-clock && { test "$(id -u)" = 0 || test "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2; }; then
-    test_expect "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked, 5 runs (no phase lock)" handler_rate
+    test_expect "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked, 5 runs (no phase lock)" "handler_rate 2"
+    # by default, a thread deeper than its copies (400 frames of 160 bytes
+    # over split's work) goes to the same two events once a walk is cut
+    # (docs/stacks.md): 100.8-101.6% of the rate in 3 runs, shares right
+    test_expect "by default, a thread deeper than its stack copies: at the rate asked, 5 runs, the shares right" "
+        handler_rate 3 400 && CGPROF_STACK_SYNC=3 \$CGPROF record -o d.data ./split 300000 400 >/dev/null &&
+        python3 $ROOT/tests/stacks.py d.data >d.folded && head -n 1 d.folded &&
+        awk '!/^#/ && \$1 !~ /^\\[cut\\]/ { w += \$NF } !/^#/ { n += \$NF } END { print w \" whole of \" n; exit !(w >= 0.8 * n) }' d.folded"
 else
     test_skip "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked" \
         "kernel samples not permitted here (root or perf_event_paranoid < 2)"

@@ -67,8 +67,9 @@ paths_check() {
 }
 
 # perf events' stacks deeper than their copy are walked by the thread
-# itself only with CGPROF_STACK_SYNC=1 (the default walks the copies only:
-# below); the cpu event's handler always walks the thread's own stack.
+# itself with CGPROF_STACK_SYNC=1; by default (below) such a thread's
+# user-mode samples go to a handler event; the cpu event's handler always
+# walks the thread's own stack.
 for ev in cpu-clock cpu; do
     test_expect "-e $ev: 400 frames deep, two paths: every stack whole and one moment's" "
         CGPROF_STACK_SYNC=1 \$CGPROF record -e $ev ./paths small 400 400 >out && grep -qx done out &&
@@ -82,20 +83,38 @@ for ev in cpu-clock cpu; do
         grep -q '^# samples [0-9]* stacked [0-9]* cut [1-9]' folded && paths_check folded 6000 limit"
 done
 
+# By default a thread whose stack outgrows its copy goes to a handler
+# event (docs/stacks.md): its first deep samples are cut at the copy's
+# end, and from then on its user-mode stacks are whole.
+test_expect "by default: 400 frames deep, two paths: every stack whole and one moment's (from the first deep samples on)" '
+    $CGPROF record ./paths small 400 400 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole'
+test_expect "by default: 20 KB frames 400 deep (8 MB of stack), in a thread: the same" '
+    $CGPROF record ./paths big 400 300 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole 1'
+test_expect "by default: 6,000 frames deep: cut at 2,048 and marked, no garbage root" '
+    $CGPROF record ./paths small 6000 100 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && head -n 1 folded &&
+    grep -q "^# samples [0-9]* stacked [0-9]* cut [1-9]" folded && paths_check folded 6000 limit'
+
 # Where a thread cannot walk its own stack, its sample's copy of the stack
 # (8 KB) is walked, and nothing else: the 32 KB of these stacks end in a
 # cut marker, never in frames read later.
-test_expect "by default (CGPROF_STACK_SYNC=0): stacks from the copies only, cut at their end" '
-    $CGPROF record ./paths small 400 300 >out && grep -qx done out &&
+test_expect "CGPROF_STACK_SYNC=0: stacks from the copies only, cut at their end" '
+    CGPROF_STACK_SYNC=0 $CGPROF record ./paths small 400 300 >out && grep -qx done out &&
     $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 cut'
-test_expect "a thread with every signal blocked: stacks from the copies, cut; it runs to the end" '
-    CGPROF_STACK_SYNC=1 $CGPROF record ./paths masked 400 600 >out && grep -qx done out &&
-    $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 cut'
+for sync in 1 3; do
+    test_expect "CGPROF_STACK_SYNC=$sync: a thread with every signal blocked: stacks from the copies, cut; it runs to the end" "
+        CGPROF_STACK_SYNC=$sync \$CGPROF record ./paths masked 400 600 >out && grep -qx done out &&
+        \$STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 cut"
+done
 
 # A deep thread gets the runtime's signal at every sample; it execs: none
 # may reach the next image (its default action ends the process).
 test_expect "a deep thread that execs, 6 times: every image runs to its end" '
     CGPROF_STACK_SYNC=1 $CGPROF record -o x.data ./stackexec 5 >out && cat out && grep -qx "done 0" out'
+test_expect "by default: a deep thread that execs, 6 times: every image runs to its end" '
+    $CGPROF record -o x3.data ./stackexec 5 >out && cat out && grep -qx "done 0" out'
 
 # CGPROF_STACK_SYNC=2: a time event's user-mode samples are taken by their
 # thread itself, from a user-only event that signals it at every overflow
@@ -131,7 +150,14 @@ test_expect "CGPROF_STACK_SYNC=2: a deep thread that execs, 6 times: every image
 # each 20 us nanosleep, 3,000 times; exits 3 if any nanosleep returned
 # EINTR (CGPROF_STACK_SYNC=1 made 3 of 3,000 do so here: docs/stacks.md).
 # Its time in write and read is sampled all the same (as root: the
-# kernel's samples come from the second event).
+# kernel's samples come from the second event).  By default the same: the
+# thread, deeper than its copies, goes to a user-only handler event.
+test_expect "by default: no EINTR in 3,000 nanosleeps after system calls in a deep thread; their time is sampled" '
+    $CGPROF record -o e3.data ./eintr 3000 >out; rc=$?; cat out && test $rc -eq 0 &&
+    $CGPROF report -b -p e3.data >flat 2>/dev/null && cat flat &&
+    if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2 ]; then
+        grep -q " write \[libc.so.6\]\$" flat && grep -q " read \[libc.so.6\]\$" flat; fi &&
+    grep -q " round_trip\$" flat'
 test_expect "CGPROF_STACK_SYNC=2: no EINTR in 3,000 nanosleeps after system calls; their time is sampled" '
     CGPROF_STACK_SYNC=2 $CGPROF record -o e.data ./eintr 3000 >out; rc=$?; cat out && test $rc -eq 0 &&
     $CGPROF report -b -p e.data >flat 2>/dev/null && cat flat &&
@@ -142,7 +168,9 @@ test_expect "CGPROF_STACK_SYNC=2: no EINTR in 3,000 nanosleeps after system call
 # The stacks cost no system call per word: the sampler thread reads none
 # of the program's memory (strace counts process_vm_readv).
 if command -v strace >/dev/null 2>&1; then
-    test_expect "no process_vm_readv while sampling a deep stack" '
+    test_expect "no process_vm_readv while sampling a deep stack (by default, and walked by the thread)" '
+        strace -f -qq -c -e trace=process_vm_readv -o trace0 $CGPROF_REAL record ./paths small 400 300 >out &&
+        grep -qx done out && cat trace0 && ! grep -q process_vm_readv trace0 &&
         CGPROF_STACK_SYNC=1 strace -f -qq -c -e trace=process_vm_readv -o trace $CGPROF_REAL record ./paths small 400 300 >out &&
         grep -qx done out && cat trace && ! grep -q process_vm_readv trace'
 else

@@ -1,6 +1,9 @@
 /* split.c: CPU time split about 60/30/10 between three functions, built
  * without -pg.  Each function measures its own CPU time, and the program
- * prints the true shares: "f60 S60 f30 S30 f10 S10" in percent. */
+ * prints the true shares: "f60 S60 f30 S30 f10 S10" in percent.
+ *   split N [DEPTH]: with DEPTH, the three run under DEPTH frames of
+ *   recursion (deep(), 160 bytes a frame): a stack deeper than the 8 KB
+ *   copied with each perf sample (t0305). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -45,14 +48,34 @@ __attribute__((noinline)) void f10(long n)
     spent[2] += cpu() - t;
 }
 
-int main(int argc, char **argv)
+static void rounds(long n)
 {
-    long n = argc > 1 ? atol(argv[1]) : 100000;
     for (int r = 0; r < 100; r++) {
         f60(n);
         f30(n);
         f10(n);
     }
+}
+
+__attribute__((noinline)) void deep(int d, long n)
+{
+    volatile char frame[128];
+    frame[0] = (char)d;
+    if (d > 0)
+        deep(d - 1, n);
+    else
+        rounds(n);
+    frame[1] = frame[0]; /* not a tail call */
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 100000;
+    int depth = argc > 2 ? atoi(argv[2]) : 0;
+    if (depth > 0)
+        deep(depth, n);
+    else
+        rounds(n);
     double all = spent[0] + spent[1] + spent[2];
     printf("f60 %.1f f30 %.1f f10 %.1f\n", 100 * spent[0] / all, 100 * spent[1] / all,
            100 * spent[2] / all);

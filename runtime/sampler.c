@@ -113,6 +113,12 @@ struct tracked {
      * deep_s0: its samples then; deep_k: its kernel samples since */
     int deep;
     uint64_t deep_count, deep_s0, deep_k, deep_retry;
+    /* wall: its stack at its last look while blocked, and where it was
+     * then (its CPU run time, pc, sp): while it has not run, the same */
+    uint32_t blk_leaf;
+    struct cg_stree *blk_tree;
+    uint64_t blk_run;
+    uintptr_t blk_pc, blk_sp;
 };
 
 static const struct cg_event *event;
@@ -252,21 +258,6 @@ static uintptr_t *frames_for(unsigned *max)
     }
     *max = sizeof few / sizeof few[0];
     return few;
-}
-
-/* Walks a stack from REGS over M into the sampler's own tree; its leaf
- * node, or UINT32_MAX. */
-static uint32_t count_stack(const struct cg_regs *regs, const struct cg_mem *m, uint64_t weight)
-{
-    if (!cg_stacks_on)
-        return UINT32_MAX;
-    unsigned max;
-    uintptr_t *frames = frames_for(&max);
-    if (!stree)
-        return UINT32_MAX;
-    int cut;
-    unsigned n = walk(regs, m, frames, max, &cut);
-    return cg_stree_add(stree, frames, n, cut, weight);
 }
 
 static void count(struct tracked *t, uintptr_t pc, uint64_t weight)
@@ -1264,6 +1255,7 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->ring = ring;
     t->phasing = phasing;
     t->last_leaf = UINT32_MAX;
+    t->blk_leaf = UINT32_MAX;
     t->k_credit = handler_mode ? cg_random64(tid) % perf_period : 0;
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
     if (!event || fd >= 0)
@@ -1458,10 +1450,63 @@ static void sample_waiting(struct tracked *t)
         cg_stree_add(stree, &pc, 1, 0, weight);
 }
 
-/* wall: a thread blocked in the kernel counts one tick at its user pc. */
+/* The CPU time TID has run, in ns (the first field of its schedstat), or
+ * 0 if unknown. */
+static uint64_t task_runtime(pid_t tid)
+{
+    char buf[128];
+    if (read_task(tid, "/schedstat", buf, sizeof buf) <= 0)
+        return 0;
+    uint64_t v = 0;
+    for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    return v;
+}
+
+/* Reads N bytes of this process's memory at A into TO, page by page, so
+ * that a read running past the stack's end still returns the pages
+ * before it: the bytes read. */
+static size_t read_mem(uintptr_t a, unsigned char *to, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        struct iovec local = {to + done, n - done}, remote[64];
+        int nr = 0;
+        for (uintptr_t x = a + done; x < a + n && nr < 64; nr++) {
+            uintptr_t end = (x | (page - 1)) + 1;
+            if (end > a + n)
+                end = a + n;
+            remote[nr].iov_base = (void *)x;
+            remote[nr].iov_len = end - x;
+            x = end;
+        }
+        ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)nr, 0);
+        if (got <= 0)
+            break;
+        done += (size_t)got;
+        size_t asked = 0;
+        for (int i = 0; i < nr; i++)
+            asked += remote[i].iov_len;
+        if ((size_t)got < asked)
+            break; /* the stack's end */
+    }
+    return done;
+}
+
+#define BLOCKED_COPY_MAX (1u << 20) /* a blocked thread's stack read, at most */
+
+/* wall: a thread blocked in the kernel counts one tick at its user pc,
+ * with its stack: read while it is blocked, 8 KB and then more (64 KB,
+ * 512 KB, 1 MB) while the walk runs past what was read, whole to the
+ * depth limit where it fits.  Its CPU run time, read before and after,
+ * must not have moved (a thread that ran meanwhile would give a stack of
+ * two moments: its pc alone, marked cut); and while it has not run since
+ * the last look, and waits at the same pc and sp, its stack is the one
+ * read then, not read again. */
 static void sample_blocked(struct tracked *t, uint64_t weight)
 {
     char buf[256];
+    uint64_t run = cg_stacks_on ? task_runtime(t->tid) : 0;
     ssize_t n = read_task(t->tid, "/syscall", buf, sizeof buf);
     if (n <= 0 || buf[0] == 'r') /* "running": its cpu-clock samples it */
         return;
@@ -1475,28 +1520,52 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
     if (!prev || parse_hex(last + 1, &pc) != 0 || parse_hex(prev + 1, &sp) != 0)
         return;
     count(t, pc, weight);
-    if (!cg_stacks_on)
+    unsigned max;
+    uintptr_t *frames = frames_for(&max);
+    if (!cg_stacks_on || !stree)
         return;
-    /* its stack, read at once (the thread is blocked); rbp is not known */
-    static unsigned char copy[STACK_COPY];
-    /* page by page, so that a copy running past the stack's end still
-     * returns the pages before it */
-    struct iovec local = {copy, sizeof copy}, remote[STACK_COPY / 4096 + 1];
-    int nr = 0;
-    for (uintptr_t a = sp; a < sp + sizeof copy && nr < (int)(sizeof remote / sizeof remote[0]);
-         nr++) {
-        uintptr_t end = (a | (page - 1)) + 1;
-        if (end > sp + sizeof copy)
-            end = sp + sizeof copy;
-        remote[nr].iov_base = (void *)a;
-        remote[nr].iov_len = end - a;
-        a = end;
+    if (run && run == t->blk_run && pc == t->blk_pc && sp == t->blk_sp &&
+        t->blk_leaf != UINT32_MAX && t->blk_tree == stree) { /* it has not run since */
+        cg_stree_count(stree, t->blk_leaf, weight);
+        t->last_leaf = t->blk_leaf;
+        t->last_tree = stree;
+        return;
     }
-    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)nr, 0);
-    struct cg_regs r = {pc, sp, 0, 0};
-    struct cg_mem m = {sp, sp + (got > 0 ? (uintptr_t)got : 0), copy, 1};
-    t->last_leaf = count_stack(&r, &m, weight);
+    static unsigned char small[STACK_COPY];
+    static unsigned char *big;
+    if (!big && run) {
+        void *b = mmap(NULL, BLOCKED_COPY_MAX, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        big = b == MAP_FAILED ? NULL : b;
+    }
+    /* without its run time (no schedstat) a thread could have run during
+     * a longer read: the first 8 KB only, as perf's copies */
+    unsigned char *copy = big && run ? big : small;
+    size_t cap = copy == big ? BLOCKED_COPY_MAX : STACK_COPY;
+    struct cg_regs r = {pc, sp, 0, 0}; /* rbp is not known */
+    size_t have = 0, want = STACK_COPY;
+    unsigned nf;
+    int cut;
+    for (;;) {
+        have += read_mem(sp + have, copy + have, want - have);
+        struct cg_mem m = {sp, sp + have, copy, 1};
+        nf = walk(&r, &m, frames, max, &cut);
+        if (!cut || nf >= max || have < want || want >= cap)
+            break;
+        want = want * 8 < cap ? want * 8 : cap;
+    }
+    if (run && task_runtime(t->tid) != run) { /* it ran meanwhile */
+        nf = nf ? 1 : 0;
+        cut = 1;
+    }
+    uint32_t leaf = cg_stree_add(stree, frames, nf, cut, weight);
+    t->last_leaf = leaf;
     t->last_tree = stree;
+    t->blk_leaf = leaf;
+    t->blk_tree = stree;
+    t->blk_run = run;
+    t->blk_pc = pc;
+    t->blk_sp = sp;
 }
 
 /* The sampler's loop.  It wakes at random intervals averaging tick_ns

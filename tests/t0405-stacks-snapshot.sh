@@ -97,6 +97,14 @@ test_expect "by default: 6,000 frames deep: cut at 2,048 and marked, no garbage 
     $STACKS cgprof.data >folded && head -n 1 folded &&
     grep -q "^# samples [0-9]* stacked [0-9]* cut [1-9]" folded && paths_check folded 6000 limit'
 
+# -e wall: a thread blocked in a system call, 400 frames deep (32 KB), has
+# its stack read by the sampler while it is blocked, as far as the walk
+# needs (docs/stacks.md): whole, and one moment's (the thread's CPU run
+# time unchanged over the read), its leaf the one that sleeps.
+test_expect "-e wall: a thread blocked 400 frames deep, two paths: every stack whole and one moment's" '
+    $CGPROF record -e wall ./paths sleep 400 300 >out && grep -qx done out &&
+    $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole'
+
 # Where a thread cannot walk its own stack, its sample's copy of the stack
 # (8 KB) is walked, and nothing else: the 32 KB of these stacks end in a
 # cut marker, never in frames read later.

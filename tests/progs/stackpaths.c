@@ -8,25 +8,50 @@
  *   small  frames of a few dozen bytes
  *   big    frames of 20 KB each (run in a thread with a 64 MB stack)
  *   masked small frames, every signal blocked while they run
+ *   sleep  small frames, each leaf sleeping a millisecond instead of
+ *          spinning (a nanosleep system call made from the leaf itself,
+ *          so that a blocked thread's user pc is the leaf's: -e wall)
  * Prints "done". */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #define NOINLINE __attribute__((noinline))
 volatile unsigned long sink;
-static long depth = 400, rounds = 1000, big;
+static long depth = 400, rounds = 1000, big, sleepy;
+
+/* nanosleep(1 ms) by the system call instruction itself, in the caller */
+static inline __attribute__((always_inline)) void nap(void)
+{
+    struct timespec ts = {0, 1000000};
+    long ret;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_nanosleep), "D"(&ts), "S"(0L)
+                     : "rcx", "r11", "memory");
+    sink += (unsigned long)ret;
+}
 
 NOINLINE void leafA(void)
 {
+    if (sleepy) {
+        nap();
+        return;
+    }
     for (long i = 0; i < 1000000; i++)
         sink += (unsigned long)i;
 }
 
 NOINLINE void leafB(void)
 {
+    if (sleepy) {
+        nap();
+        return;
+    }
     for (long i = 0; i < 1000000; i++)
         sink += (unsigned long)i ^ 1;
 }
@@ -112,7 +137,8 @@ int main(int argc, char **argv)
         return 2;
     big = strcmp(argv[1], "big") == 0;
     int masked = strcmp(argv[1], "masked") == 0;
-    if (!big && !masked && strcmp(argv[1], "small") != 0)
+    sleepy = strcmp(argv[1], "sleep") == 0;
+    if (!big && !masked && !sleepy && strcmp(argv[1], "small") != 0)
         return 2;
     if (argc > 2)
         depth = atol(argv[2]);

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -43,22 +42,20 @@ __asm__(".pushsection .note.cgprof,\"a\",@note\n"
 
 /* Whether the executable holds its own copy of the runtime (libcgprof.a
  * linked in) and this copy is another (libcgprof.so, preloaded by cgprof
- * record or by hand).  Read from the program headers the kernel gave the
- * process, before anything else is set up. */
-static int program_has_copy(void)
+ * record or by hand).  Read from the executable's program headers (the
+ * first object dl_iterate_phdr reports: its load bias is known there, a
+ * static-pie's too, which has no PT_PHDR), before anything else is set
+ * up. */
+static int has_copy(struct dl_phdr_info *info, size_t size, void *data)
 {
-    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
-    size_t n = getauxval(AT_PHNUM);
-    uintptr_t bias = 0, me = (uintptr_t)&program_has_copy;
-    if (!ph)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (ph[i].p_type == PT_PHDR)
-            bias = (uintptr_t)ph - ph[i].p_vaddr; /* none: not position-independent */
-    for (size_t i = 0; i < n; i++)
+    (void)size;
+    int *found = data;
+    const ElfW(Phdr) *ph = info->dlpi_phdr;
+    uintptr_t bias = info->dlpi_addr, me = (uintptr_t)&has_copy;
+    for (int i = 0; i < info->dlpi_phnum; i++)
         if (ph[i].p_type == PT_LOAD && me - (bias + ph[i].p_vaddr) < ph[i].p_memsz)
-            return 0; /* this copy is the executable's */
-    for (size_t i = 0; i < n; i++) {
+            return 1; /* this copy is the executable's */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
         if (ph[i].p_type != PT_NOTE)
             continue;
         const unsigned char *p = (const unsigned char *)(bias + ph[i].p_vaddr);
@@ -69,12 +66,21 @@ static int program_has_copy(void)
             size_t name = (h[0] + 3) & ~(size_t)3, desc = (h[1] + 3) & ~(size_t)3;
             if ((size_t)(end - p) - 12 < name || (size_t)(end - p) - 12 - name < desc)
                 break;
-            if (h[0] == 7 && h[2] == 1 && memcmp(p + 12, "cgprof", 7) == 0)
+            if (h[0] == 7 && h[2] == 1 && memcmp(p + 12, "cgprof", 7) == 0) {
+                *found = 1;
                 return 1;
+            }
             p += 12 + name + desc;
         }
     }
-    return 0;
+    return 1; /* the executable only */
+}
+
+static int program_has_copy(void)
+{
+    int found = 0;
+    dl_iterate_phdr(has_copy, &found);
+    return found;
 }
 
 /* Finds the main executable (the first object dl_iterate_phdr reports). */

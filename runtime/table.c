@@ -98,6 +98,68 @@ static struct cg_slot *slot_place(struct cg_gen *g, uintptr_t from, uintptr_t se
  * power-of-two classes), so the arcs that matter most sit in their home
  * slot and the fast path rarely probes: measured on Lua 5.4, 1.01 slots
  * looked at per call instead of 1.2 in slot order. */
+/* The class of count C: 0 for 0, else 1 + floor(log2 C). */
+static int count_class(uint64_t c)
+{
+    return c ? 64 - __builtin_clzll(c) : 0;
+}
+
+/* Places OLD's keys into G, hottest class first (so that the arcs called
+ * most sit in their home slots), by a counting sort of the keys' classes:
+ * two passes over OLD and one over its keys, where a pass per class
+ * present (up to 65) made table_grow take twice mcount's time in a short
+ * SQLite run (perf, speedtest1 --size 0).  A signal handler's call may
+ * move a key to another class meanwhile: each key is placed by the class
+ * it had when first read.  Without memory for the sort (one mmap, 8 bytes
+ * a slot of OLD, given back), a pass per class present. */
+static void relay(struct cg_gen *g, const struct cg_gen *old)
+{
+    size_t bytes = old->nslots < (1u << 25) ? 2 * old->nslots * sizeof(uint32_t) : 0;
+    uint32_t *key = bytes ? cg_map(bytes) : NULL;
+    if (key) {
+        uint32_t *ord = key + old->nslots;
+        uint64_t start[66] = {0};
+        size_t n = 0;
+        for (uint64_t i = 0; i < old->nslots; i++) {
+            if (!old->slots[i].self)
+                continue;
+            int cls = count_class(old->slots[i].count);
+            key[n++] = (uint32_t)i | (uint32_t)cls << 25;
+            start[cls]++;
+        }
+        uint64_t at = 0; /* bucket starts, class 64 first */
+        for (int cls = 64; cls >= 0; cls--) {
+            uint64_t k = start[cls];
+            start[cls] = at;
+            at += k;
+        }
+        for (size_t j = 0; j < n; j++)
+            ord[start[key[j] >> 25]++] = key[j] & ((1u << 25) - 1);
+        for (size_t j = 0; j < n; j++)
+            slot_place(g, old->slots[ord[j]].from, old->slots[ord[j]].self);
+        cg_unmap(key, bytes);
+        return;
+    }
+    uint64_t present = 0; /* bit k: some count in class k + 1 */
+    int zeros = 0;
+    for (uint64_t i = 0; i < old->nslots; i++) {
+        uint64_t c = old->slots[i].count;
+        if (old->slots[i].self && c)
+            present |= 1ull << (63 - __builtin_clzll(c));
+        else if (old->slots[i].self)
+            zeros = 1;
+    }
+    for (int cls = 64; cls >= 0; cls--) {
+        if (cls ? !(present >> (cls - 1) & 1) : !zeros)
+            continue;
+        for (uint64_t i = 0; i < old->nslots; i++) {
+            const struct cg_slot *o = &old->slots[i];
+            if (o->self && count_class(o->count) == cls)
+                slot_place(g, o->from, o->self);
+        }
+    }
+}
+
 static int table_grow(struct cg_table *tb, uint64_t nslots, int reserved)
 {
     if (tb->capped && !reserved && !arc_reserve(gen_bytes(nslots)))
@@ -116,31 +178,8 @@ static int table_grow(struct cg_table *tb, uint64_t nslots, int reserved)
     g->bmask = (nslots - 1) * sizeof(struct cg_slot);
     g->budget = CG_PROBE_BUDGET;
     struct cg_gen *old = tb->gen;
-    /* one pass per class present, not per class possible (65 passes over
-     * a 32,768-slot generation made table_grow 5% of a short SQLite run).
-     * A signal handler's call may move a key to a class already walked
-     * (so may the walk itself): the key is then left out, and its next
-     * call, missing, adds it again; its counts stay in the old one. */
-    uint64_t present = 0; /* bit k: some count in class k + 1 */
-    int zeros = 0;
-    for (uint64_t i = 0; old && i < old->nslots; i++) {
-        uint64_t c = old->slots[i].count;
-        if (old->slots[i].self && c)
-            present |= 1ull << (63 - __builtin_clzll(c));
-        else if (old->slots[i].self)
-            zeros = 1;
-    }
-    for (int cls = 64; old && cls >= 0; cls--) {
-        if (cls ? !(present >> (cls - 1) & 1) : !zeros)
-            continue;
-        for (uint64_t i = 0; i < old->nslots; i++) {
-            const struct cg_slot *o = &old->slots[i];
-            uint64_t c = o->count;
-            int oc = c ? 64 - __builtin_clzll(c) : 0; /* 0, or 1 + floor(log2 c) */
-            if (o->self && oc == cls)
-                slot_place(g, o->from, o->self);
-        }
-    }
+    if (old)
+        relay(g, old);
     g->older = old;
     __atomic_store_n(&tb->gen, g, __ATOMIC_RELEASE);
     return 0;

@@ -268,7 +268,8 @@ void load_say_unsampled(const struct load_profile *p, const char *cmd)
     if (p->own_share >= 0.05) /* never "0.0%" */
         fprintf(stderr,
                 "%s: note: %.1f%% of the samples were in libcgprof's call counting "
-                "(mcount), left out of the profile as gprof leaves out mcount\n",
+                "(mcount, and its counters of library calls), left out of the profile as gprof "
+                "leaves out mcount\n",
                 cmd, p->own_share);
 }
 

@@ -914,6 +914,14 @@ static void go_deep(struct tracked *t)
     t->deep_k = 0;
     t->k_credit = cg_random64(t->tid) % perf_period;
     t->h_seen = 0;
+    /* its first period is over (this sample came after it): keep_sample's
+     * checks of it end here, or one of them, seeing two samples closer
+     * than 3P/4 (jitter on a busy machine), would set the period back to
+     * P, where its ticks lock onto the handler event's and catch the
+     * thread in the kernel at tick after tick (149% of the rate once, in
+     * a full check) */
+    end_phase(t->fd);
+    t->phasing = 0;
     if (__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED)) {
         ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0); /* its samples were all user mode */
     } else {

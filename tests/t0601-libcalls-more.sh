@@ -125,9 +125,9 @@ test_expect "--format gmon: GNU gprof reads it, the -pg arcs and no library func
 # -- C++ calling libstdc++ ----------------------------------------------------
 test_expect "C++: operator new/delete and std::string::_M_append counted exactly, names demangled" "
     $CGPROF record -o x.data ./cxx $N && $CGPROF report -b -p x.data >x.flat && head -12 x.flat &&
-    grep -E '^ .* 1001 +.* operator new\\(unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat &&
-    grep -E '^ .* 1001 +.* operator delete\\(void\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat &&
-    grep -E '^ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat &&
+    grep -E '^ *[0-9.]+ .* 1001 +.* operator new\\(unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat &&
+    grep -E '^ *[0-9.]+ .* 1001 +.* operator delete\\(void\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat &&
+    grep -E '^ *[0-9.]+ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat &&
     $CGPROF report -b -q x.data >x.cg &&
     grep -E '^ +[0-9.]+ +[0-9.]+ +1000/1001 +churn\\(long\\) \\[' x.cg
 "
@@ -180,9 +180,9 @@ test_expect ".plt.got: the calls of a function whose address the executable take
 test_expect "C++ -fno-plt: operator new/delete and std::string::_M_append counted exactly, names demangled" "
     objdump -d cxx.np | grep -qE 'call +\\*0x[0-9a-f]+\\(%rip\\) +# [0-9a-f]+ <_Znwm@' &&
     $CGPROF record -o xn.data ./cxx.np $N && $CGPROF report -b -p xn.data >xn.flat && head -12 xn.flat &&
-    grep -E '^ .* 1001 +.* operator new\\(unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
-    grep -E '^ .* 1001 +.* operator delete\\(void\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
-    grep -E '^ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
+    grep -E '^ *[0-9.]+ .* 1001 +.* operator new\\(unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
+    grep -E '^ *[0-9.]+ .* 1001 +.* operator delete\\(void\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
+    grep -E '^ *[0-9.]+ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' xn.flat &&
     $CGPROF report -b -q xn.data >xn.cg &&
     grep -E '^ +[0-9.]+ +[0-9.]+ +1000/1001 +churn\\(long\\) \\[' xn.cg
 "

@@ -153,7 +153,7 @@ test_expect "no -pg, C++: operator new/delete, _M_append, and operator new's own
     grep -x '_ZL5churnl _Znwm 1000' x.arcs && grep -x '_ZL5churnl _ZdlPvm 1000' x.arcs &&
     grep -x '_Znwm malloc 1002' x.arcs &&
     $CGPROF report -b -p x.data >x.flat &&
-    grep -E '^ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat
+    grep -E '^ *[0-9.]+ .* 1000 +.* std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_append\\(char const\\*, unsigned long\\) \\[libstdc\\+\\+\\.so\\.6\\]\$' x.flat
 "
 
 # -- independent counts: ltrace -c and uftrace (slow: N = 100) --------------

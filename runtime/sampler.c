@@ -110,9 +110,10 @@ struct tracked {
     uint64_t k_credit; /* its kernel event's time not yet counted, ns (kernel_keep) */
     /* deep (go_deep): 1 its user-mode samples taken by a handler event
      * since its ring event counted deep_count; -1 tried, not possible.
-     * deep_s0: its samples then; deep_k: its kernel samples since */
+     * deep_s0: its samples then; deep_pre: samples of its ring's records
+     * from before that, taken since */
     int deep;
-    uint64_t deep_count, deep_s0, deep_k, deep_retry;
+    uint64_t deep_count, deep_s0, deep_pre, deep_retry;
     /* wall: its stack at its last look while blocked, and where it was
      * then (its CPU run time, pc, sp): while it has not run, the same */
     uint32_t blk_leaf;
@@ -623,8 +624,8 @@ static void watch_blocked(struct tracked *t)
      * be sampled; jitter) -- but not while its signals were stopped: the
      * report says that time went unsampled, and why */
     int64_t late = (int64_t)c - (int64_t)(s * perf_period);
-    if (t->deep == 1) /* since its handler event began, user mode only */
-        late = (int64_t)c - (int64_t)((s - t->deep_s0 - t->deep_k) * perf_period);
+    if (t->deep == 1) /* since its handler event began (its clock runs in the kernel too) */
+        late = (int64_t)c - (int64_t)((s - t->deep_s0 - t->deep_pre) * perf_period);
     /* nor for a thread seen with the signal blocked (at its end, say,
      * before 32 periods): the report says why its time went unsampled */
     if (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_SIGBLOCKED)
@@ -911,7 +912,7 @@ static void go_deep(struct tracked *t)
     t->deep = 1;
     t->deep_count = c;
     t->deep_s0 = t->rec ? __atomic_load_n(&t->rec->samples, __ATOMIC_RELAXED) : 0;
-    t->deep_k = 0;
+    t->deep_pre = 0;
     t->k_credit = cg_random64(t->tid) % perf_period;
     t->h_seen = 0;
     /* its first period is over (this sample came after it): keep_sample's
@@ -1210,7 +1211,7 @@ static uint64_t drain(struct tracked *t, int final)
                 /* the profile is being written: not the program's time */
             } else {
                 take_sample(t, rec + sizeof eh, n - sizeof eh);
-                t->deep_k += deep;
+                t->deep_pre += t->deep == 1 && !deep;
                 got++;
             }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {

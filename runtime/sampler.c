@@ -80,6 +80,14 @@
 
 /* the period of the kernel's event beside a handler event (kernel_keep) */
 #define KERNEL_PERIOD (perf_period / 16 * 15)
+/* The highest rate at which a thread is signalled at every sample by
+ * default (handler events: go_deep, a thread without a ring).  Each
+ * signal costs the thread some 10-30 us on these VMs besides its walk (at
+ * most a quarter of the period, stacks.c): at 20 kHz a 400-frame thread's
+ * signals queued faster than it took them until the user's real-time
+ * signal queue was full, the kernel sent SIGIO, and the program died of
+ * it; at 10 kHz 99% of the rate, the program's own time unharmed. */
+#define HANDLER_MAX_HZ 10000u
 
 struct tracked {
     pid_t tid;
@@ -113,6 +121,7 @@ struct tracked {
      * deep_s0: its samples then; deep_pre: samples of its ring's records
      * from before that, taken since */
     int deep;
+    unsigned deep_cuts; /* its walks cut by the copy's end so far */
     uint64_t deep_count, deep_s0, deep_pre, deep_retry;
     /* wall: its stack at its last look while blocked, and where it was
      * then (its CPU run time, pc, sp): while it has not run, the same */
@@ -305,7 +314,8 @@ static int phase_on(void)
  * nor counting events, whose count is not time). */
 static int can_ring_less(void)
 {
-    return event->kind == CG_EV_PERF && event->is_time && start_hz && cg_sample_sig;
+    return event->kind == CG_EV_PERF && event->is_time && start_hz && start_hz <= HANDLER_MAX_HZ &&
+           cg_sample_sig;
 }
 
 /* Opens TID's handler event (CGPROF_STACK_SYNC=2, or a thread with no
@@ -847,7 +857,7 @@ static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, 
         dyn = 0;
     *r = (struct cg_regs){(uintptr_t)(abi ? regs[2] : ip), (uintptr_t)regs[1], (uintptr_t)regs[0],
                           abi != 0};
-    *m = (struct cg_mem){r->sp, r->sp + dyn, stack, 1};
+    *m = (struct cg_mem){r->sp, r->sp + dyn, stack, 1, 0};
     if (!abi)
         m->lo = m->hi = 0;
 }
@@ -1051,12 +1061,15 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
     unsigned nf = walk(&r, &m, frames, max, &cut);
     if (cut && nf < max && sync_stacks)
         want_snapshots(t); /* cut by the copy's end: the stack is deeper */
-    else if (cut && nf < max && deep_switch)
-        go_deep(t);
     if (in_runtime(frames, nf)) {
         cg_runtime_samples_add(weight);
         return;
     }
+    /* the program's own stack cut by the copy's end, a third time (once
+     * can be a walk past the outermost frame of a shallow stack, into
+     * what lies above it, as at start-up) */
+    if (cut && nf < max && deep_switch && ++t->deep_cuts >= 3)
+        go_deep(t);
     /* the user pc: where the thread was, or entered the kernel from */
     count(t, r.pc ? r.pc : (uintptr_t)ip, weight);
     if (with_chain && stree)
@@ -1557,7 +1570,7 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
     int cut;
     for (;;) {
         have += read_mem(sp + have, copy + have, want - have);
-        struct cg_mem m = {sp, sp + have, copy, 1};
+        struct cg_mem m = {sp, sp + have, copy, 1, 0};
         nf = walk(&r, &m, frames, max, &cut);
         if (!cut || nf >= max || have < want || want >= cap)
             break;
@@ -1684,8 +1697,9 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     handler_mode =
         cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */
+    /* (not above HANDLER_MAX_HZ, above) */
     deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev && ev->kind == CG_EV_PERF &&
-                  ev->is_time && hz && cg_sample_sig;
+                  ev->is_time && hz && hz <= HANDLER_MAX_HZ && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;

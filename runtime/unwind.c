@@ -34,6 +34,13 @@ struct rdm {
     int beyond;
 };
 
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO's: async-signal-safe */
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int rd(struct rdm *w, uintptr_t a, uintptr_t *v)
 {
     const struct cg_mem *m = w->m;
@@ -105,6 +112,10 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
         return 0;
     out[n++] = pc;
     for (;;) {
+        if ((n & 63) == 0 && m->m->deadline && now_ns() > m->m->deadline) {
+            *cut = 1; /* out of time (a signal handler's walk) */
+            return n;
+        }
         uintptr_t look = exact ? pc : pc - 1;
         const struct cg_cfi_row *row = row_of(look);
         uintptr_t cfa, ra, nbp = bp;

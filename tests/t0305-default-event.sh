@@ -165,8 +165,9 @@ fi
 # higher (106% once in some 25, in a full check): over 5 runs of 1.5 s
 # together no more than 2.5% over, no run more than 8% over, and the
 # shares right.
-# handler_rate SYNC [DEPTH]: with CGPROF_STACK_SYNC=SYNC, split.c's work
-# under DEPTH frames of recursion (none: 0).
+# handler_rate SYNC [DEPTH [OVER]]: with CGPROF_STACK_SYNC=SYNC, split.c's
+# work under DEPTH frames of recursion (none: 0); the 5 runs together at
+# most OVER% over the rate (default 2.5).
 handler_rate() {
     : >rates
     for run in 1 2 3 4 5; do
@@ -186,16 +187,17 @@ sys.exit(not (0.99 * (c - r["late_seconds"]) * 1000 - 3 <= s <= 1.08 * c * 1000 
             echo "$f $got/$want" && near "$got" "$want" 3 || return 1
         done
     done
-    awk '{ s += $1; c += $2 } END { printf "all runs: %.2f%% of the rate\n", 100 * s / (c * 1000);
-        exit !(s <= 1.025 * c * 1000 + 3) }' rates
+    awk -v over="${3:-2.5}" '{ s += $1; c += $2 } END { printf "all runs: %.2f%% of the rate\n", 100 * s / (c * 1000);
+        exit !(s <= (1 + over / 100) * c * 1000 + 3) }' rates
 }
 if test $default = cpu-clock && { test "$(id -u)" = 0 || test "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2; }; then
     test_expect "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked, 5 runs (no phase lock)" "handler_rate 2"
     # by default, a thread deeper than its copies (400 frames of 160 bytes
     # over split's work) goes to the same two events once a walk is cut
-    # (docs/stacks.md): 100.8-101.6% of the rate in 3 runs, shares right
+    # (docs/stacks.md): 100.8-101.6% of the rate in 3 runs, shares right;
+    # beside two busy loops single runs up to 103.1%, so 3.5% together
     test_expect "by default, a thread deeper than its stack copies: at the rate asked, 5 runs, the shares right" "
-        handler_rate 3 400 && CGPROF_STACK_SYNC=3 \$CGPROF record -o d.data ./split 300000 400 >/dev/null &&
+        handler_rate 3 400 3.5 && CGPROF_STACK_SYNC=3 \$CGPROF record -o d.data ./split 300000 400 >/dev/null &&
         python3 $ROOT/tests/stacks.py d.data >d.folded && head -n 1 d.folded &&
         awk '!/^#/ && \$1 !~ /^\\[cut\\]/ { w += \$NF } !/^#/ { n += \$NF } END { print w \" whole of \" n; exit !(w >= 0.8 * n) }' d.folded"
 else

@@ -1434,6 +1434,35 @@ static ssize_t read_task(pid_t tid, const char *file, char *buf, size_t cap)
     return n;
 }
 
+/* TID's /proc/self/task/TID/schedstat: its time on a CPU and its time
+ * runnable but waiting for one, in ns.  0, or -1 if it cannot be read. */
+static int schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
+{
+    char buf[128];
+    if (read_task(tid, "/schedstat", buf, sizeof buf) <= 0)
+        return -1;
+    const char *p = buf;
+    uint64_t v[2] = {0, 0};
+    for (int i = 0; i < 2; i++, p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        for (; *p >= '0' && *p <= '9'; p++)
+            v[i] = v[i] * 10 + (uint64_t)(*p - '0');
+        if (*p != ' ' && i == 0)
+            return -1;
+    }
+    *run = v[0];
+    *wait = v[1];
+    return 0;
+}
+
+/* The CPU time TID has run, in ns, or 0 if unknown. */
+static uint64_t task_runtime(pid_t tid)
+{
+    uint64_t run, wait;
+    return schedstat(tid, &run, &wait) == 0 ? run : 0;
+}
+
 /* wall: time a thread spent runnable but waiting for a CPU (the second
  * field of /proc/self/task/TID/schedstat, in ns) is real time no clock
  * sample sees: it is charged, in samples of the rate, to where the thread
@@ -1441,17 +1470,9 @@ static ssize_t read_task(pid_t tid, const char *file, char *buf, size_t cap)
  * one where it slept. */
 static void sample_waiting(struct tracked *t)
 {
-    char buf[128];
-    if (read_task(t->tid, "/schedstat", buf, sizeof buf) <= 0)
+    uint64_t run, wait;
+    if (schedstat(t->tid, &run, &wait) != 0)
         return;
-    char *p = buf;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (*p++ != ' ')
-        return;
-    uint64_t wait = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        wait = wait * 10 + (uint64_t)(*p - '0');
     if (t->wait_known && wait > t->wait_ns)
         t->wait_carry += wait - t->wait_ns;
     t->wait_ns = wait;
@@ -1470,19 +1491,6 @@ static void sample_waiting(struct tracked *t)
         cg_stree_count(tree, leaf, weight);
     else if (cg_stacks_on && stree)
         cg_stree_add(stree, &pc, 1, 0, weight);
-}
-
-/* The CPU time TID has run, in ns (the first field of its schedstat), or
- * 0 if unknown. */
-static uint64_t task_runtime(pid_t tid)
-{
-    char buf[128];
-    if (read_task(tid, "/schedstat", buf, sizeof buf) <= 0)
-        return 0;
-    uint64_t v = 0;
-    for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
-        v = v * 10 + (uint64_t)(*p - '0');
-    return v;
 }
 
 /* Reads N bytes of this process's memory at A into TO, page by page, so

@@ -21,8 +21,9 @@
  * older than us).  An event's first period is drawn at random in (0, P]:
  * a thread that runs for L < P is then sampled once with probability L/P,
  * as its CPU time deserves.  At the first overflow the kernel sends the
- * thread our signal (O_ASYNC), whose handler sets the period to P
- * (cg_sampler_phase_signal); samples the first period left in between
+ * sampler thread our signal (O_ASYNC; not the sampled thread, which may be
+ * in a system call that a handler would interrupt), and the sampler sets
+ * the period to P (sleep_tick); samples the first period left in between
  * (closer than 3P/4 to the last one kept) are dropped here.
  *
  * With CGPROF_STACK_SYNC=2 a time event is two per thread: its user-mode
@@ -493,7 +494,13 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
         }
     }
     if ((phase || q) && fd < PHASE_FDS && cg_sample_sig) {
-        struct f_owner_ex own = {F_OWNER_TID, tid};
+        /* the first overflow's signal goes to the sampler thread, not to
+         * the sampled one: it may come while the thread is in a system
+         * call (a kernel sample), where a handler run would make its
+         * nanosleep, poll or read return EINTR (sleep_tick).  Snapshots
+         * (CGPROF_STACK_SYNC=1) are taken by the thread itself. */
+        pid_t to = __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE);
+        struct f_owner_ex own = {F_OWNER_TID, !q && to ? to : tid};
         __atomic_store_n(&phased[fd], phase ? 1 : 2, __ATOMIC_RELEASE);
         if (fcntl(fd, F_SETSIG, cg_sample_sig) == 0 && fcntl(fd, F_SETOWN_EX, &own) == 0 &&
             (!phase || fcntl(fd, F_SETFL, O_ASYNC) == 0)) {
@@ -1603,10 +1610,70 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
  * lock onto a program's own period; a blocked thread found at a look is
  * credited with the time since the previous look, in samples of the
  * rate: on average exactly the time it spent blocked. */
+/* Our signal, taken by the sampler (every signal is blocked here): a
+ * ring event's first overflow, whose first period ends now; a writer's
+ * flush request (tgkill, cg_sampler_flush); or the program's own use of
+ * the signal, sent to the process and not to us, which goes back to the
+ * process -- with its siginfo where the kernel lets a thread queue it
+ * (si_code < 0: sigqueue, timers), else as kill() -- while the sampler
+ * sleeps on the futex alone for 100 ms, so that the program's threads
+ * take it. */
+static uint64_t sig_backoff; /* until then, no sigtimedwait */
+
+static void take_sig(const siginfo_t *si)
+{
+    if (si->si_code > 0) { /* from a descriptor */
+        int fd = si->si_fd;
+        if (fd >= 0 && fd < PHASE_FDS && __atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1 &&
+            !__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE))
+            end_phase(fd);
+        return; /* or a late one, for an event closed since */
+    }
+    if (si->si_code == SI_TKILL && si->si_pid == getpid())
+        return; /* a writer's wake-up */
+    siginfo_t copy = *si;
+    if (si->si_code >= 0 || si->si_code == SI_TKILL ||
+        syscall(SYS_rt_sigqueueinfo, getpid(), cg_sample_sig, &copy) != 0)
+        kill(getpid(), cg_sample_sig);
+    sig_backoff = now_ns() + 100000000u;
+}
+
+/* Sleeps WAIT ns, until the next look, or until a writer asks for a
+ * flush; takes our signal meanwhile (take_sig). */
+static void sleep_tick(uint64_t wait)
+{
+    unsigned seen = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
+    uint64_t now = now_ns(), until = now + wait;
+    if (!cg_sample_sig || now < sig_backoff) {
+        struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+        if (seen == __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE))
+            syscall(SYS_futex, &flush_req, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+        return;
+    }
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, cg_sample_sig);
+    while (seen == __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) && now < until &&
+           now >= sig_backoff) {
+        uint64_t left = until - now;
+        struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+        siginfo_t si;
+        int s = (int)syscall(SYS_rt_sigtimedwait, &ours, &si, &ts, (size_t)(_NSIG / 8));
+        if (s == cg_sample_sig)
+            take_sig(&si);
+        else if (s < 0 && errno != EINTR)
+            return; /* EAGAIN: the time is up */
+        if (__atomic_load_n(&flush_req, __ATOMIC_ACQUIRE) != seen)
+            return;
+        now = now_ns();
+    }
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
-    sampler_tid = (pid_t)syscall(SYS_gettid);
+    __atomic_store_n(&sampler_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    syscall(SYS_futex, &sampler_tid, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
     prctl(PR_SET_NAME, "cgprof-helper"); /* what the program sees of it */
     uint64_t last = now_ns(), last_scan = 0, carry = 0;
     uint64_t rng = last ^ 0x9E3779B97F4A7C15ull;
@@ -1615,11 +1682,7 @@ static void *sampler_main(void *arg)
         rng ^= rng >> 7;
         rng ^= rng << 17;
         uint64_t wait = tick_ns / 2 + rng % tick_ns;
-        struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
-        /* sleeps until the next look, or until a writer asks for a flush */
-        unsigned seen = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
-        if (seen == __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE))
-            syscall(SYS_futex, &flush_req, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+        sleep_tick(wait);
         uint64_t now = now_ns();
         carry += now - last;
         last = now;
@@ -1737,9 +1800,16 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 64 * 1024);
     pthread_t th;
+    __atomic_store_n(&sampler_tid, 0, __ATOMIC_RELEASE);
     int rc = real(&th, &attr, sampler_main, NULL);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* its thread id, before any event is opened: their first overflows
+     * signal it (open_event) */
+    for (int i = 0; rc == 0 && i < 1000 && !__atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE); i++) {
+        struct timespec ts = {0, 1000000};
+        syscall(SYS_futex, &sampler_tid, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    }
     if (rc == 0)
         __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     return rc == 0 ? 0 : -1;
@@ -1820,6 +1890,9 @@ CG_OWN void cg_sampler_flush(void)
         return;
     unsigned req = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
     syscall(SYS_futex, &flush_req, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    pid_t to = __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE);
+    if (cg_sample_sig && to > 0) /* it may sleep in sigtimedwait (sleep_tick) */
+        syscall(SYS_tgkill, getpid(), to, cg_sample_sig);
     for (int i = 0; i < 200; i++) {
         unsigned done = __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE);
         if ((int)(done - req) >= 0)

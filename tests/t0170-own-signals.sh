@@ -40,6 +40,16 @@ test_expect "a real-time signal the program claims (SIGRTMAX): every one reaches
     test \"\$(cat out)\" = 'rt 5' && $CGPROF report -b -p ownsig cgprof.data | grep -q ' spin\$'
 "
 
+# The profiler's helper thread waits for its own signals (an event's
+# first overflow: docs/events.md) with every signal blocked but ours; one
+# the program queues to the process while each of its threads blocks it
+# can reach that thread, which gives it back to the process, value and
+# sender intact, for the program's thread that unblocks it later.
+test_expect "SIGRTMAX queued while every thread of the program blocks it: all 10 reach the thread that unblocks it, values and sender intact" "
+    rm -f cgprof.data && $CGPROF record ./ownsig rt-blocked >out && cat out &&
+    test \"\$(cat out)\" = 'rt-blocked 10 sum 55 bad 0'
+"
+
 test_expect "sigaction and signal read back what the program set, not ours" "
     LD_PRELOAD=$LIBSO ./ownsig readback | grep -q 'readback ok'
 "

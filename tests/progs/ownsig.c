@@ -5,11 +5,16 @@
  *   ownsig itimer MS        its own ITIMER_PROF at 100 Hz: "ticks N cpu MS"
  *   ownsig profil MS        profil() over its text: "profil N cpu MS hz F"
  *   ownsig rt               a handler for SIGRTMAX, 5 sigqueue()s: "rt N"
+ *   ownsig rt-blocked       SIGRTMAX blocked in main, 10 sigqueue()s with
+ *                           values 1..10, 300 ms later a thread that takes
+ *                           them: "rt-blocked N sum S bad B" (B: not
+ *                           sigqueue()'s from this process)
  *   ownsig readback         sigaction reads back what it set: "readback ok"
  *   ownsig mcleanup         work() 1000 times, _mcleanup(), 500 more
  *   ownsig dumps MS         cgprof_dump() over and over for MS ms of CPU:
  *                           "dumps N cpu MS"
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +60,29 @@ static void on_sig(int sig)
     count++;
 }
 
+static volatile sig_atomic_t rt_sum, rt_bad, worker_stop;
+
+static void on_rt(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    count++;
+    rt_sum += si->si_value.sival_int;
+    if (si->si_code != SI_QUEUE || si->si_pid != getpid())
+        rt_bad++;
+}
+
+static void *rt_worker(void *arg)
+{
+    (void)arg;
+    sigset_t m;
+    sigemptyset(&m);
+    sigaddset(&m, SIGRTMAX);
+    pthread_sigmask(SIG_UNBLOCK, &m, NULL);
+    spin(200);
+    return NULL;
+}
+
 static unsigned short bins[1 << 16];
 
 int main(int argc, char **argv)
@@ -97,6 +125,27 @@ int main(int argc, char **argv)
             sigqueue(getpid(), SIGRTMAX, v);
         spin(100);
         printf("rt %d\n", (int)count);
+    } else if (strcmp(mode, "rt-blocked") == 0) {
+        /* only the profiler's thread could take them meanwhile */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_rt;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        sigset_t m;
+        sigemptyset(&m);
+        sigaddset(&m, SIGRTMAX);
+        if (sigaction(SIGRTMAX, &sa, NULL) != 0 || pthread_sigmask(SIG_BLOCK, &m, NULL) != 0)
+            return 1;
+        for (int i = 1; i <= 10; i++) {
+            union sigval v = {.sival_int = i};
+            sigqueue(getpid(), SIGRTMAX, v);
+        }
+        spin(300);
+        pthread_t t;
+        if (pthread_create(&t, NULL, rt_worker, NULL) != 0 || pthread_join(t, NULL) != 0)
+            return 1;
+        printf("rt-blocked %d sum %d bad %d\n", (int)count, (int)rt_sum, (int)rt_bad);
     } else if (strcmp(mode, "readback") == 0) {
         struct sigaction sa, old;
         memset(&sa, 0, sizeof sa);
@@ -130,7 +179,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 500; i++)
             work();
     } else {
-        fprintf(stderr, "usage: ownsig prof-handler|itimer|profil|rt|readback|mcleanup [MS]\n");
+        fprintf(stderr, "usage: ownsig prof-handler|itimer|profil|rt|rt-blocked|readback|mcleanup [MS]\n");
         return 2;
     }
     return 0;

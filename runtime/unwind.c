@@ -101,11 +101,27 @@ static int guess_bp(struct rdm *m, uintptr_t sp, uintptr_t *bp)
     return 0;
 }
 
+/* A saved rbp read: 1 and *V, or 0.  A word the copy does not hold leaves
+ * rbp unknown without ending the walk (its frames may not need it; rbp
+ * may hold any value in code that does not keep frame pointers): not a
+ * cut unless the walk later ends for want of it (*LOST). */
+static int rd_bp(struct rdm *w, uintptr_t a, uintptr_t *v, int *lost)
+{
+    int before = w->beyond;
+    if (rd(w, a, v))
+        return 1;
+    if (w->beyond && !before) {
+        w->beyond = 0;
+        *lost = 1;
+    }
+    return 0;
+}
+
 static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, unsigned max,
                      int *cut)
 {
     uintptr_t pc = regs->pc, sp = regs->sp, bp = regs->bp;
-    int bp_known = regs->bp_known, exact = 1;
+    int bp_known = regs->bp_known, exact = 1, bp_lost = 0;
     unsigned n = 0;
     *cut = 0;
     if (max == 0 || pc == 0)
@@ -152,8 +168,10 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
             break;
         case CG_CFA_RBP:
         case CG_CFA_DEREF_RBP:
-            if (!bp_known && !guess_bp(m, sp, &bp))
+            if (!bp_known && !guess_bp(m, sp, &bp)) {
+                m->beyond |= bp_lost;
                 return n;
+            }
             bp_known = 1;
             if (kind == CG_CFA_RBP)
                 cfa = bp + (intptr_t)row->cfa_off;
@@ -163,8 +181,10 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
         default:
             /* no unwind information: a frame-pointer frame, if rbp looks
              * like one (above sp, aligned) */
-            if (!bp_known || bp < sp || (bp & 7) || !rd(m, bp, &nbp))
+            if (!bp_known || bp < sp || (bp & 7) || !rd(m, bp, &nbp)) {
+                m->beyond |= bp_lost && !bp_known;
                 return n;
+            }
             nbp_known = 1;
             cfa = bp + 16;
             break;
@@ -176,10 +196,10 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
             case CG_RBP_SAME:
                 break;
             case CG_RBP_CFA:
-                nbp_known = rd(m, cfa + (intptr_t)row->rbp_off, &nbp);
+                nbp_known = rd_bp(m, cfa + (intptr_t)row->rbp_off, &nbp, &bp_lost);
                 break;
             case CG_RBP_DEREF:
-                nbp_known = bp_known && rd(m, bp + (intptr_t)row->rbp_off, &nbp);
+                nbp_known = bp_known && rd_bp(m, bp + (intptr_t)row->rbp_off, &nbp, &bp_lost);
                 break;
             default:
                 nbp_known = 0;
@@ -195,6 +215,8 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
         sp = cfa;
         bp = nbp;
         bp_known = nbp_known;
+        if (bp_known)
+            bp_lost = 0;
         exact = 0;
     }
 }

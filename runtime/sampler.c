@@ -111,6 +111,7 @@ struct tracked {
     uint64_t wait_since;        /* its ring's first record waits for a snapshot since */
     uint64_t wait_ns, wait_carry;
     int wait_known;
+    uint32_t hlast_seen; /* its handler event's hlast seq at the last look */
     /* its handler event at the last scan: count, samples, whether seen;
      * its signals stopped (blocked) */
     uint64_t h_count, h_samples;
@@ -319,6 +320,18 @@ static int can_ring_less(void)
            cg_sample_sig;
 }
 
+/* wall: a handler event's last sample in its thread (pc, stack leaf and
+ * tree), for the sampler to charge the thread's time waiting for a CPU to
+ * (sample_waiting), as it charges a ring event's last sample.  Per handler
+ * event descriptor; seq odd while being written. */
+struct hlast {
+    uint32_t seq;
+    uint32_t leaf;
+    uintptr_t pc;
+    struct cg_stree *tree;
+};
+static struct hlast hlast[PHASE_FDS];
+
 /* Opens TID's handler event (CGPROF_STACK_SYNC=2, or a thread with no
  * ring): user mode only, no ring, our signal at every overflow, to TID
  * alone; its first period at random when PHASE.  The descriptor, or -1
@@ -328,8 +341,8 @@ CG_OWN static int open_handler_event(pid_t tid, int phase)
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
-    a.type = event->type;
-    a.config = event->config;
+    a.type = event->kind == CG_EV_WALL ? PERF_TYPE_SOFTWARE : event->type;
+    a.config = event->kind == CG_EV_WALL ? PERF_COUNT_SW_CPU_CLOCK : event->config;
     a.sample_period = phase ? 1 + cg_random64(tid) % perf_period : perf_period;
     if (phase && a.sample_period < MIN_FIRST_NS)
         a.sample_period = MIN_FIRST_NS;
@@ -349,6 +362,7 @@ CG_OWN static int open_handler_event(pid_t tid, int phase)
         return -1;
     }
     __atomic_store_n(&phased[fd], phase ? 1 : 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&hlast[fd].seq, 0, __ATOMIC_RELEASE); /* nothing published yet */
     __atomic_store_n(&hev[fd], 1, __ATOMIC_RELEASE);
     if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
         int e = errno;
@@ -669,7 +683,39 @@ static void watch_blocked(struct tracked *t)
 /* A handler event's sample, in its thread's handler: counted and its
  * stack walked here, as the cpu event's are (sample.c), or the runtime's
  * if the thread was in the runtime's own code. */
-CG_OWN static void take_in_thread(void *uc_)
+CG_OWN static void publish_last(int fd, uintptr_t pc, uint32_t leaf, struct cg_stree *tree)
+{
+    if (event->kind != CG_EV_WALL)
+        return;
+    struct hlast *h = &hlast[fd];
+    uint32_t q = __atomic_load_n(&h->seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->seq, q + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    h->pc = pc;
+    h->leaf = leaf;
+    h->tree = tree;
+    __atomic_store_n(&h->seq, q + 2, __ATOMIC_RELEASE);
+}
+
+/* The last sample FD's thread published since the sampler's look at SEEN
+ * (updated): 1 and *PC, *LEAF, *TREE, or 0. */
+static int read_last(int fd, uint32_t *seen, uintptr_t *pc, uint32_t *leaf, struct cg_stree **tree)
+{
+    struct hlast *h = &hlast[fd];
+    uint32_t q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    if ((q & 1) || q == *seen)
+        return 0;
+    *pc = h->pc;
+    *leaf = h->leaf;
+    *tree = h->tree;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) != q)
+        return 0; /* written meanwhile: the next look */
+    *seen = q;
+    return 1;
+}
+
+CG_OWN static void take_in_thread(int fd, void *uc_)
 {
     struct cg_tls *t = &cg_tls;
     if (!cg_recording)
@@ -684,6 +730,7 @@ CG_OWN static void take_in_thread(void *uc_)
         uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
         if (!cg_stacks_on) {
             cg_sample_count_pc(pc);
+            publish_last(fd, pc, UINT32_MAX, NULL);
         } else {
             struct cg_stree *tree;
             const uintptr_t *frames;
@@ -696,6 +743,7 @@ CG_OWN static void take_in_thread(void *uc_)
                 cg_sample_count_pc(pc);
                 if (tree)
                     cg_stree_take(tree, leaf, cut, 1);
+                publish_last(fd, pc, tree ? leaf : UINT32_MAX, tree);
             }
         }
     }
@@ -714,7 +762,7 @@ CG_OWN int cg_sampler_phase_signal(int fd, void *uc)
         int first = __atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1;
         end_phase(fd);
         if (uc && keep_in_thread(fd, first))
-            take_in_thread(uc);
+            take_in_thread(fd, uc);
         return 1;
     }
     end_phase(fd);
@@ -1484,6 +1532,16 @@ static void sample_waiting(struct tracked *t)
         t->wait_carry += wait - t->wait_ns;
     t->wait_ns = wait;
     t->wait_known = 1;
+    /* a thread sampled by its handler event: where that was last */
+    int h = handler_fd(t);
+    uintptr_t hpc;
+    uint32_t hleaf;
+    struct cg_stree *htree;
+    if (h >= 0 && read_last(h, &t->hlast_seen, &hpc, &hleaf, &htree)) {
+        t->last_pc = hpc;
+        t->last_leaf = hleaf;
+        t->last_tree = htree;
+    }
     uint64_t weight = t->wait_carry / hz_period_ns;
     if (!weight || !t->last_pc)
         return;
@@ -1769,8 +1827,9 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
         cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */
     /* (not above HANDLER_MAX_HZ, above) */
-    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev && ev->kind == CG_EV_PERF &&
-                  ev->is_time && hz && hz <= HANDLER_MAX_HZ && cg_sample_sig;
+    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev &&
+                  (ev->kind == CG_EV_WALL || (ev->kind == CG_EV_PERF && ev->is_time)) && hz &&
+                  hz <= HANDLER_MAX_HZ && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;

@@ -106,6 +106,41 @@ test_expect "-e wall: a thread blocked 400 frames deep, two paths: every stack w
     $CGPROF record -e wall ./paths sleep 400 300 >out && grep -qx done out &&
     $STACKS cgprof.data >folded && head -n 1 folded && paths_check folded 400 whole'
 
+# -e wall, a running thread 400 frames deep: as by default (above), it
+# goes to a handler event at its first walks cut by the copy's end, so its
+# stacks are whole (all cut before: 759 of 759 leaf samples); its time
+# waiting for a CPU is charged where its handler last sampled it.  Its
+# samples stand for at least its CPU time and at most the run's real time
+# (load cannot break either bound).
+wall_span() { # DATA ELAPSED_NS
+    $CGPROF report --json "$1" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+el = int(sys.argv[1]) / 1e9
+s = sum(t["sampled_seconds"] for t in d["threads"])
+c = sum(t["cpu_seconds"] for t in d["threads"])
+print("sampled %.3f s, CPU %.3f s, real %.3f s" % (s, c, el))
+sys.exit(not (0.95 * c <= s <= el))' "$2"
+}
+test_expect "-e wall: a running thread 400 frames deep, two paths: every stack whole and one moment's, its samples between its CPU time and the real time" '
+    t0=$(date +%s%N) && $CGPROF record -e wall -o w.data ./paths small 400 400 >out &&
+    t1=$(date +%s%N) && grep -qx done out &&
+    $STACKS w.data >folded && head -n 1 folded && paths_check folded 400 whole &&
+    wall_span w.data $((t1 - t0))'
+
+# The same on one CPU with a busy loop (taskset): some three quarters of
+# its real time waiting for the CPU, charged where its handler event last
+# sampled it -- whole stacks; charged to its last ring sample's stack
+# instead (the copies: cut), the whole share would be a quarter.
+if command -v taskset >/dev/null 2>&1; then
+    test_expect "-e wall: the same thread sharing one CPU with a busy loop: its waiting time on its whole stacks" '
+        taskset -c 0 sh -c "while :; do :; done" & busy=$!
+        t0=$(date +%s%N) && taskset -c 0 $CGPROF record -e wall -o w1.data ./paths small 400 400 >out
+        rc=$?; t1=$(date +%s%N); kill $busy; test $rc -eq 0 && grep -qx done out &&
+        $STACKS w1.data >folded && head -n 1 folded && paths_check folded 400 whole &&
+        wall_span w1.data $((t1 - t0))'
+fi
+
 # Fast sampling of a deep thread: its signals must not come faster than it
 # can take them.  Threads go to handler events only up to 10 kHz, and a
 # walk in a handler takes at most a quarter of the period (cut past it).

@@ -1822,11 +1822,13 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
         tick_ns = 1000000u;
     /* stacks walked by the sampled threads themselves, in our signal's
      * handler (CGPROF_STACK_SYNC=0: from the copies only, to compare) */
-    sync_stacks = cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig;
-    handler_mode =
-        cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz && cg_sample_sig;
+    /* (a signal at every sample: not above HANDLER_MAX_HZ, whatever the
+     * mode asked for -- above it the threads keep their copies) */
+    sync_stacks = cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig &&
+                  hz <= HANDLER_MAX_HZ;
+    handler_mode = cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz &&
+                   hz <= HANDLER_MAX_HZ && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */
-    /* (not above HANDLER_MAX_HZ, above) */
     deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev &&
                   (ev->kind == CG_EV_WALL || (ev->kind == CG_EV_PERF && ev->is_time)) && hz &&
                   hz <= HANDLER_MAX_HZ && cg_sample_sig;

@@ -116,13 +116,14 @@ static int itimer_start(void)
 }
 
 /* A sample at PC taken in its own thread's handler by sampler.c's handler
- * events: into the thread's own table, as the cpu event's. */
-void cg_sample_count_pc(uintptr_t pc)
+ * events: into the thread's own table, as the cpu event's, WEIGHT events
+ * (1 for time events, the period of a counting event). */
+void cg_sample_count_pc(uintptr_t pc, uint32_t weight)
 {
     struct cg_tls *t = &cg_tls;
     if (!t->rec) /* a thread whose event the sampler opened: its record */
         t->rec = cg_thread_rec_of((pid_t)syscall(SYS_gettid));
-    count_pc(pc, 1);
+    count_pc(pc, weight);
     if (t->rec)
         __atomic_add_fetch(&t->rec->taken, 1, __ATOMIC_RELAXED);
 }

@@ -124,6 +124,8 @@ struct tracked {
      * from before that, taken since */
     int deep;
     unsigned deep_cuts; /* its walks cut by the copy's end so far */
+    uint64_t since;     /* tracked since (CLOCK_MONOTONIC ns) */
+    uint64_t h_at;      /* the scan that read h_count (watch_blocked) */
     uint64_t deep_count, deep_s0, deep_pre, deep_retry;
     /* wall: its stack at its last look while blocked, and where it was
      * then (its CPU run time, pc, sp): while it has not run, the same */
@@ -658,9 +660,21 @@ static void watch_blocked(struct tracked *t)
     if (t->deep == 1) /* since its handler event began (its clock runs in the kernel too) */
         late = (int64_t)c - (int64_t)((s - t->deep_s0 - t->deep_pre) * perf_period);
     /* nor for a thread seen with the signal blocked (at its end, say,
-     * before 32 periods): the report says why its time went unsampled */
-    if (__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_SIGBLOCKED)
+     * before 32 periods): the report says why its time went unsampled;
+     * nor for a counting event, whose count is not time */
+    if ((__atomic_load_n(&t->rec->flags, __ATOMIC_RELAXED) & CG_THREAD_SIGBLOCKED) || !time_event)
         late = 0;
+    /* a deep thread of a counting event signalled faster than
+     * HANDLER_MAX_HZ since the last scan: back to its ring (copies) */
+    uint64_t now = now_ns();
+    if (!time_event && t->deep == 1 && t->h_seen && !t->h_quiet &&
+        (c - t->h_count) / perf_period * 1000000000u > (uint64_t)HANDLER_MAX_HZ * (now - t->h_at + 1)) {
+        fcntl(h, F_SETFL, 0);
+        ioctl(h, PERF_EVENT_IOC_DISABLE, 0);
+        t->deep = -1; /* its user records are taken again */
+        ioctl(t->fd, PERF_EVENT_IOC_ENABLE, 0);
+    }
+    t->h_at = now;
     if (!t->h_quiet)
         __atomic_add_fetch(&late_ns, late - t->h_late, __ATOMIC_RELAXED);
     t->h_late = late;
@@ -680,9 +694,6 @@ static void watch_blocked(struct tracked *t)
     t->h_seen = 1;
 }
 
-/* A handler event's sample, in its thread's handler: counted and its
- * stack walked here, as the cpu event's are (sample.c), or the runtime's
- * if the thread was in the runtime's own code. */
 CG_OWN static void publish_last(int fd, uintptr_t pc, uint32_t leaf, struct cg_stree *tree)
 {
     if (event->kind != CG_EV_WALL)
@@ -715,13 +726,17 @@ static int read_last(int fd, uint32_t *seen, uintptr_t *pc, uint32_t *leaf, stru
     return 1;
 }
 
+/* A handler event's sample, in its thread's handler: counted and its
+ * stack walked here, as the cpu event's are (sample.c), or the runtime's
+ * if the thread was in the runtime's own code. */
 CG_OWN static void take_in_thread(int fd, void *uc_)
 {
     struct cg_tls *t = &cg_tls;
     if (!cg_recording)
         return;
+    uint32_t w = (uint32_t)sample_weight;
     if (t->in_runtime) {
-        cg_runtime_samples_add(1);
+        cg_runtime_samples_add(w);
         return;
     }
     __atomic_add_fetch(&cg_sampling_inflight, 1, __ATOMIC_SEQ_CST);
@@ -729,7 +744,7 @@ CG_OWN static void take_in_thread(int fd, void *uc_)
         const ucontext_t *uc = uc_;
         uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
         if (!cg_stacks_on) {
-            cg_sample_count_pc(pc);
+            cg_sample_count_pc(pc, w);
             publish_last(fd, pc, UINT32_MAX, NULL);
         } else {
             struct cg_stree *tree;
@@ -738,11 +753,11 @@ CG_OWN static void take_in_thread(int fd, void *uc_)
             int cut;
             uint32_t leaf = cg_stack_path_uc(uc_, &tree, &frames, &n, &cut);
             if (frames && in_runtime(frames, n)) {
-                cg_runtime_samples_add(1);
+                cg_runtime_samples_add(w);
             } else {
-                cg_sample_count_pc(pc);
+                cg_sample_count_pc(pc, w);
                 if (tree)
-                    cg_stree_take(tree, leaf, cut, 1);
+                    cg_stree_take(tree, leaf, cut, w);
                 publish_last(fd, pc, tree ? leaf : UINT32_MAX, tree);
             }
         }
@@ -966,9 +981,21 @@ static void go_deep(struct tracked *t)
         errno = saved;
         return;
     }
-    t->deep = -1;
     uint64_t c;
-    int h = read(t->fd, &c, sizeof c) == (ssize_t)sizeof c ? open_handler_event(t->tid, 0) : -1;
+    if (read(t->fd, &c, sizeof c) != (ssize_t)sizeof c) {
+        errno = saved;
+        return;
+    }
+    /* a counting event's samples come at the rate its events do: only a
+     * thread whose event overflowed at a quarter of HANDLER_MAX_HZ or
+     * less so far (its count: samples a full ring lost included) */
+    if (!time_event && c / perf_period * 1000000000u > (uint64_t)HANDLER_MAX_HZ / 4 * (now - t->since + 1)) {
+        t->deep_retry = now + SCAN_NS;
+        errno = saved;
+        return;
+    }
+    t->deep = -1;
+    int h = open_handler_event(t->tid, 0);
     if (h < 0) {
         errno = saved;
         return;
@@ -988,8 +1015,9 @@ static void go_deep(struct tracked *t)
      * a full check) */
     end_phase(t->fd);
     t->phasing = 0;
-    if (__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED)) {
-        ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0); /* its samples were all user mode */
+    if (__atomic_load_n(&kernel_denied, __ATOMIC_RELAXED) || !time_event) {
+        /* its samples were all user mode (a counting event's ring is) */
+        ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0);
     } else {
         uint64_t kp = KERNEL_PERIOD;
         ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &kp);
@@ -1272,7 +1300,7 @@ static uint64_t drain(struct tracked *t, int final)
                        (eh.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
                 /* user mode: its handler event took this one (unless the
                  * thread blocks its signal: then this one, from the copy) */
-            } else if ((handler_mode || deep) && !kernel_keep(t)) {
+            } else if ((handler_mode || (deep && time_event)) && !kernel_keep(t)) {
                 /* a kernel sample's period not yet a whole P of credit */
             } else if (handler_mode || deep ? 0 : (note_late(t, c), 0),
                        __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
@@ -1334,6 +1362,7 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->last_leaf = UINT32_MAX;
     t->blk_leaf = UINT32_MAX;
     t->k_credit = handler_mode ? cg_random64(tid) % perf_period : 0;
+    t->since = now_ns();
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
     if (!event || fd >= 0)
         return;
@@ -1829,9 +1858,10 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     handler_mode = cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz &&
                    hz <= HANDLER_MAX_HZ && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */
+    /* (a counting event's rate is not known: go_deep measures it) */
     deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev &&
-                  (ev->kind == CG_EV_WALL || (ev->kind == CG_EV_PERF && ev->is_time)) && hz &&
-                  hz <= HANDLER_MAX_HZ && cg_sample_sig;
+                  (ev->kind == CG_EV_WALL || ev->kind == CG_EV_PERF) &&
+                  (!timed || (hz && hz <= HANDLER_MAX_HZ)) && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;

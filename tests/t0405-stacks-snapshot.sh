@@ -141,6 +141,24 @@ if command -v taskset >/dev/null 2>&1; then
         wall_span w1.data $((t1 - t0))'
 fi
 
+# A counting event: page faults, 64 in each leaf (stackpaths fault), one
+# sample per 251 (each weighs 251 faults; a period of 256 would divide the
+# 128 faults of a round and land on the same leaf every time).  By default a thread deeper than
+# its copies goes to a handler event of the same event as for time events
+# (all cut before), if its event has overflowed no faster than 2.5 kHz so
+# far (a counting event's rate is the program's); the leaves' faults, 300
+# rounds x 2 x 64 = 38,400, within 25%, half each.  At one sample per
+# fault (some 50 kHz) the thread keeps its copies, cut, and runs to its end.
+test_expect "-e page-faults -c 251: 400 frames deep, two paths: every stack whole and one moment's, the leaves' faults counted" '
+    $CGPROF record -e page-faults -c 251 -o pf.data ./paths fault 400 300 >out && grep -qx done out &&
+    $STACKS pf.data >folded && head -n 1 folded && paths_check folded 400 whole &&
+    awk "/leafA [0-9]+\$/ { a += \$NF } /leafB [0-9]+\$/ { b += \$NF }
+        END { print \"leafA\", a, \"leafB\", b; exit !(a + b > 28800 && a + b < 48000 && a > 0.35 * (a + b) && b > 0.35 * (a + b)) }" folded'
+test_expect "-e page-faults -c 1: a deep thread faulting at some 50 kHz keeps its copies (cut) and runs to its end" '
+    timeout -k 10 60 $CGPROF record -e page-faults -c 1 -o pf1.data ./paths fault 400 300 >out 2>err; rc=$?
+    cat err; test $rc -eq 0 && grep -qx done out &&
+    $STACKS pf1.data >folded && head -n 1 folded && paths_check folded 400 cut'
+
 # Fast sampling of a deep thread: its signals must not come faster than it
 # can take them.  Threads go to handler events only up to 10 kHz, and a
 # walk in a handler takes at most a quarter of the period (cut past it).

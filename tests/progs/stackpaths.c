@@ -11,18 +11,21 @@
  *   sleep  small frames, each leaf sleeping a millisecond instead of
  *          spinning (a nanosleep system call made from the leaf itself,
  *          so that a blocked thread's user pc is the leaf's: -e wall)
+ *   fault  small frames, each leaf also writing to 64 fresh pages (64
+ *          page faults in the leaf itself: -e page-faults)
  * Prints "done". */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
 volatile unsigned long sink;
-static long depth = 400, rounds = 1000, big, sleepy;
+static long depth = 400, rounds = 1000, big, sleepy, faulty;
 
 /* nanosleep(1 ms) by the system call instruction itself, in the caller */
 static inline __attribute__((always_inline)) void nap(void)
@@ -36,8 +39,21 @@ static inline __attribute__((always_inline)) void nap(void)
     sink += (unsigned long)ret;
 }
 
+/* 64 page faults, in the function this is inlined into */
+static inline __attribute__((always_inline)) void fault64(void)
+{
+    char *p = mmap(NULL, 64 << 12, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    for (int i = 0; i < 64; i++)
+        ((volatile char *)p)[i << 12] = 1;
+    munmap(p, 64 << 12);
+}
+
 NOINLINE void leafA(void)
 {
+    if (faulty)
+        fault64();
     if (sleepy) {
         nap();
         return;
@@ -48,6 +64,8 @@ NOINLINE void leafA(void)
 
 NOINLINE void leafB(void)
 {
+    if (faulty)
+        fault64();
     if (sleepy) {
         nap();
         return;
@@ -138,7 +156,8 @@ int main(int argc, char **argv)
     big = strcmp(argv[1], "big") == 0;
     int masked = strcmp(argv[1], "masked") == 0;
     sleepy = strcmp(argv[1], "sleep") == 0;
-    if (!big && !masked && !sleepy && strcmp(argv[1], "small") != 0)
+    faulty = strcmp(argv[1], "fault") == 0;
+    if (!big && !masked && !sleepy && !faulty && strcmp(argv[1], "small") != 0)
         return 2;
     if (argc > 2)
         depth = atol(argv[2]);

@@ -179,6 +179,10 @@ struct cg_thread_rec {
     uint64_t cpu_ns;  /* its CPU time: final once ended */
     uint64_t base_ns; /* its CPU time before its sampling began (in RUNTIME's before) */
     uint64_t taken;   /* atomic: signals its handler took as samples (CGPROF_STACK_SYNC=2) */
+    /* wall: its time waiting for a CPU (schedstat) when its sampling began
+     * and when it ended, + 1; 0 unknown.  Its start routine (threads.c), or 0 */
+    uint64_t start_wait, end_wait;
+    uintptr_t entry;
 };
 struct cg_thread_rec *cg_thread_rec_self(void) CG_HIDDEN;
 struct cg_thread_rec *cg_thread_rec_of(pid_t tid) CG_HIDDEN;
@@ -301,6 +305,8 @@ void cg_sampler_before_exec(void) CG_HIDDEN;             /* none of our signals 
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
+void cg_sampler_thread_end(struct cg_thread_rec *r) CG_HIDDEN; /* its last wall figures */
+void cg_sampler_thread_begin(void) CG_HIDDEN;                  /* its own code begins */
 uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event set-up */
 uint64_t cg_sampler_before_cpu_ns(void) CG_HIDDEN; /* their CPU before their sampling began */
 uint64_t cg_sampler_late_ns(void) CG_HIDDEN;

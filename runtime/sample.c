@@ -161,8 +161,10 @@ int cg_sample_init(void)
     if (cg_format == CG_FORMAT_CGPROF || (sampler && cg_hz)) {
         cg_sampler_expect(1); /* this thread opens its own event at once */
         int rc = cg_sampler_start(cg_hz && sampler ? cg_event : NULL, cg_hz, cg_period);
-        if (rc == 0)
+        if (rc == 0) {
             cg_sampler_thread_open();
+            cg_sampler_thread_begin();
+        }
         cg_sampler_expect(-1);
         if (rc != 0)
             return -1;

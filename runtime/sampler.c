@@ -1312,8 +1312,14 @@ static uint64_t drain(struct tracked *t, int final)
             }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
-            cg_samples_add_lost(v);
-            t->lost_since += v;
+            /* lost before the second sample kept: the first period's
+             * samples at its own pace, which a full ring could not hold
+             * while the sampler had not yet ended it -- dropped anyway
+             * (keep_sample), not samples at the rate */
+            if (!(t->phasing && t->kept <= 1)) {
+                cg_samples_add_lost(v);
+                t->lost_since += v;
+            }
         }
         tail += eh.size;
     }
@@ -1321,10 +1327,79 @@ static uint64_t drain(struct tracked *t, int final)
     return got;
 }
 
+static int schedstat(pid_t tid, uint64_t *run, uint64_t *wait);
+
+/* wall, a thread gone: the time it waited for a CPU since the sampler's
+ * last look (it read its own at its end: cg_sampler_thread_end), with the
+ * part of a period left over, charged where it was last sampled -- or,
+ * never sampled (a thread shorter than the sampler's looks), at its start
+ * routine.  The part of a period counts as one sample with that
+ * probability, so that a thousand short threads' waiting is not lost. */
+static void wait_at_end(struct tracked *t)
+{
+    uint64_t w = t->rec ? __atomic_load_n(&t->rec->end_wait, __ATOMIC_ACQUIRE) : 0;
+    if (!w)
+        return;
+    w--;
+    uint64_t w0 = __atomic_load_n(&t->rec->start_wait, __ATOMIC_ACQUIRE);
+    if (!t->wait_known && w0) { /* never looked at: since its sampling began */
+        t->wait_ns = w0 - 1;
+        t->wait_known = 1;
+    }
+    if (t->wait_known && w > t->wait_ns)
+        t->wait_carry += w - t->wait_ns;
+    uint64_t weight = t->wait_carry / hz_period_ns, part = t->wait_carry % hz_period_ns;
+    if (cg_random64(t->tid) % hz_period_ns < part)
+        weight++;
+    t->wait_carry = 0;
+    uintptr_t pc = t->last_pc ? t->last_pc : t->rec->entry;
+    if (!weight || !pc || __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
+        return;
+    uint32_t leaf = t->last_pc ? t->last_leaf : UINT32_MAX;
+    struct cg_stree *tree = t->last_tree;
+    count(t, pc, weight);
+    if (cg_stacks_on && tree && leaf != UINT32_MAX)
+        cg_stree_count(tree, leaf, weight);
+    else if (cg_stacks_on && stree)
+        cg_stree_add(stree, &pc, 1, 0, weight);
+}
+
+/* Under wall, the calling thread's waiting time so far (its own
+ * schedstat) into *TO, + 1: as its sampling begins and as it ends, for
+ * sample_waiting and wait_at_end. */
+CG_OWN static void own_wait(uint64_t *to)
+{
+    uint64_t run, wait;
+    if (!event || event->kind != CG_EV_WALL)
+        return;
+    int saved = errno;
+    if (schedstat((pid_t)syscall(SYS_gettid), &run, &wait) == 0)
+        __atomic_store_n(to, wait + 1, __ATOMIC_RELEASE);
+    errno = saved;
+}
+
+CG_OWN void cg_sampler_thread_end(struct cg_thread_rec *r)
+{
+    if (r && __atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        own_wait(&r->end_wait);
+}
+
+/* The calling thread's own code begins (its start routine, main): under
+ * wall, its waiting is counted from here (as the thread's own clocks
+ * would count it), not from the runtime's set-up before. */
+CG_OWN void cg_sampler_thread_begin(void)
+{
+    struct cg_thread_rec *r = cg_tls.rec;
+    if (r && __atomic_load_n(&running, __ATOMIC_ACQUIRE))
+        own_wait(&r->start_wait);
+}
+
 static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
     drain(t, 1);
+    if (event && event->kind == CG_EV_WALL && cg_recording)
+        wait_at_end(t);
     if (cg_sampler_in_threads())
         watch_blocked(t); /* its last count */
     if (t->rec)
@@ -1557,6 +1632,11 @@ static void sample_waiting(struct tracked *t)
     uint64_t run, wait;
     if (schedstat(t->tid, &run, &wait) != 0)
         return;
+    uint64_t w0 = t->rec ? __atomic_load_n(&t->rec->start_wait, __ATOMIC_ACQUIRE) : 0;
+    if (!t->wait_known && w0) { /* its first look: since its sampling began */
+        t->wait_ns = w0 - 1;
+        t->wait_known = 1;
+    }
     if (t->wait_known && wait > t->wait_ns)
         t->wait_carry += wait - t->wait_ns;
     t->wait_ns = wait;
@@ -1707,26 +1787,34 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
  * take it. */
 static uint64_t sig_backoff; /* until then, no sigtimedwait */
 
-static void take_sig(const siginfo_t *si)
+static int take_sig(const siginfo_t *si)
 {
     if (si->si_code > 0) { /* from a descriptor */
         int fd = si->si_fd;
         if (fd >= 0 && fd < PHASE_FDS && __atomic_load_n(&phased[fd], __ATOMIC_ACQUIRE) == 1 &&
-            !__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE))
+            !__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) {
             end_phase(fd);
-        return; /* or a late one, for an event closed since */
+            return 1;
+        }
+        return 0; /* or a late one, for an event closed since */
     }
     if (si->si_code == SI_TKILL && si->si_pid == getpid())
-        return; /* a writer's wake-up */
+        return 0; /* a writer's wake-up */
     siginfo_t copy = *si;
     if (si->si_code >= 0 || si->si_code == SI_TKILL ||
         syscall(SYS_rt_sigqueueinfo, getpid(), cg_sample_sig, &copy) != 0)
         kill(getpid(), cg_sample_sig);
     sig_backoff = now_ns() + 100000000u;
+    return 0;
 }
 
 /* Sleeps WAIT ns, until the next look, or until a writer asks for a
- * flush; takes our signal meanwhile (take_sig). */
+ * flush; takes our signal meanwhile (take_sig).  A first period's end
+ * also ends the sleep (at most once a millisecond): its ring may be full
+ * of the first period's samples, taken at its pace until now, and the
+ * samples at the rate from now on need the room (drain). */
+static uint64_t last_early;
+
 static void sleep_tick(uint64_t wait)
 {
     unsigned seen = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
@@ -1746,13 +1834,15 @@ static void sleep_tick(uint64_t wait)
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
         siginfo_t si;
         int s = (int)syscall(SYS_rt_sigtimedwait, &ours, &si, &ts, (size_t)(_NSIG / 8));
-        if (s == cg_sample_sig)
-            take_sig(&si);
-        else if (s < 0 && errno != EINTR)
+        now = now_ns();
+        if (s == cg_sample_sig && take_sig(&si) && now - last_early >= 1000000u) {
+            last_early = now;
+            return;
+        }
+        if (s < 0 && errno != EINTR)
             return; /* EAGAIN: the time is up */
         if (__atomic_load_n(&flush_req, __ATOMIC_ACQUIRE) != seen)
             return;
-        now = now_ns();
     }
 }
 
@@ -2054,7 +2144,9 @@ void cg_sampler_after_fork(void)
     execing = 0;
     starting = 1; /* this thread, below */
     hold_since = 0;
-    if (cg_sampler_start(event, start_hz, start_period) == 0)
+    if (cg_sampler_start(event, start_hz, start_period) == 0) {
         cg_sampler_thread_open();
+        cg_sampler_thread_begin();
+    }
     starting = 0;
 }

@@ -38,6 +38,8 @@ static struct cg_thread_rec *claim(pid_t tid)
     recs[i].cpu_ns = 0;
     recs[i].base_ns = 0;
     recs[i].taken = 0;
+    recs[i].start_wait = recs[i].end_wait = 0;
+    recs[i].entry = 0;
     recs[i].tid = tid;
     return &recs[i];
 }
@@ -155,6 +157,7 @@ void cg_thread_rec_end(void)
                                           (CG_THREAD_RINGLESS | CG_THREAD_DEEP))) &&
         cg_thread_sig_blocked(0))
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
+    cg_sampler_thread_end(t->rec);
     __atomic_or_fetch(&t->rec->flags, CG_THREAD_ENDED, __ATOMIC_RELEASE);
     t->rec = NULL;
 }

@@ -1,7 +1,10 @@
 /* shortthr.c: NTHREADS threads, one after another, each burning about US
  * microseconds of CPU in burn_thread, then the same total in burn_main on
- * the main thread.  Each burn measures its own thread CPU time, and the
- * program prints the true shares: "burn_thread S burn_main S" in percent.
+ * the main thread.  Each burn measures its own thread CPU time and its
+ * real time, and the program prints the true shares in percent:
+ * "burn_thread S burn_main S real R M", S by CPU time, R and M by real
+ * time (the same on an idle machine; on a busy one real time includes
+ * the time waiting for a CPU, which -e wall samples too).
  * A third argument "block": each thread blocks every signal first, as
  * many servers' workers do. */
 #include <pthread.h>
@@ -14,11 +17,16 @@
 static volatile double sink;
 static long per_us; /* loop iterations per microsecond */
 
-static double cpu(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu(void)
+{
+    return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void work(long n)
@@ -29,7 +37,7 @@ static void work(long n)
     sink += x;
 }
 
-static double spent_thread, spent_main;
+static double spent_thread, spent_main, real_thread, real_main;
 static long us;
 static int block;
 
@@ -41,17 +49,19 @@ __attribute__((noinline)) static void *burn_thread(void *arg)
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, NULL);
     }
-    double t = cpu();
+    double r = clock_s(CLOCK_MONOTONIC), t = cpu();
     work(us * per_us);
     spent_thread += cpu() - t; /* threads run one at a time */
+    real_thread += clock_s(CLOCK_MONOTONIC) - r;
     return NULL;
 }
 
 __attribute__((noinline)) static void burn_main(long n)
 {
-    double t = cpu();
+    double r = clock_s(CLOCK_MONOTONIC), t = cpu();
     work(n);
     spent_main += cpu() - t;
+    real_main += clock_s(CLOCK_MONOTONIC) - r;
 }
 
 int main(int argc, char **argv)
@@ -75,6 +85,8 @@ int main(int argc, char **argv)
     }
     burn_main((long)(spent_thread * 1e6) * per_us);
     double all = spent_thread + spent_main;
-    printf("burn_thread %.1f burn_main %.1f\n", 100 * spent_thread / all, 100 * spent_main / all);
+    double real = real_thread + real_main;
+    printf("burn_thread %.1f burn_main %.1f real %.1f %.1f\n", 100 * spent_thread / all,
+           100 * spent_main / all, 100 * real_thread / real, 100 * real_main / real);
     return 0;
 }

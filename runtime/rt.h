@@ -300,8 +300,9 @@ void cg_sampler_thread_open(void) CG_HIDDEN;             /* the calling thread's
 int cg_sampler_phase_signal(int fd, void *uc) CG_HIDDEN; /* in our signal's handler */
 void cg_sampler_exec_failed(void) CG_HIDDEN;             /* an exec returned */
 int cg_sampler_in_threads(void) CG_HIDDEN;               /* sampled in threads: 1 all, 2 some */
-void cg_sample_count_pc(uintptr_t pc, uint32_t weight) CG_HIDDEN;         /* sample.c: a handler event's sample */
-void cg_sampler_before_exec(void) CG_HIDDEN;             /* none of our signals left pending */
+void cg_sample_count_pc(uintptr_t pc,
+                        uint32_t weight) CG_HIDDEN; /* sample.c: a handler event's sample */
+void cg_sampler_before_exec(void) CG_HIDDEN;        /* none of our signals left pending */
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
 uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;

@@ -668,7 +668,8 @@ static void watch_blocked(struct tracked *t)
      * HANDLER_MAX_HZ since the last scan: back to its ring (copies) */
     uint64_t now = now_ns();
     if (!time_event && t->deep == 1 && t->h_seen && !t->h_quiet &&
-        (c - t->h_count) / perf_period * 1000000000u > (uint64_t)HANDLER_MAX_HZ * (now - t->h_at + 1)) {
+        (c - t->h_count) / perf_period * 1000000000u >
+            (uint64_t)HANDLER_MAX_HZ * (now - t->h_at + 1)) {
         fcntl(h, F_SETFL, 0);
         ioctl(h, PERF_EVENT_IOC_DISABLE, 0);
         t->deep = -1; /* its user records are taken again */
@@ -989,7 +990,8 @@ static void go_deep(struct tracked *t)
     /* a counting event's samples come at the rate its events do: only a
      * thread whose event overflowed at a quarter of HANDLER_MAX_HZ or
      * less so far (its count: samples a full ring lost included) */
-    if (!time_event && c / perf_period * 1000000000u > (uint64_t)HANDLER_MAX_HZ / 4 * (now - t->since + 1)) {
+    if (!time_event &&
+        c / perf_period * 1000000000u > (uint64_t)HANDLER_MAX_HZ / 4 * (now - t->since + 1)) {
         t->deep_retry = now + SCAN_NS;
         errno = saved;
         return;
@@ -1943,8 +1945,8 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
      * handler (CGPROF_STACK_SYNC=0: from the copies only, to compare) */
     /* (a signal at every sample: not above HANDLER_MAX_HZ, whatever the
      * mode asked for -- above it the threads keep their copies) */
-    sync_stacks = cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig &&
-                  hz <= HANDLER_MAX_HZ;
+    sync_stacks =
+        cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig && hz <= HANDLER_MAX_HZ;
     handler_mode = cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz &&
                    hz <= HANDLER_MAX_HZ && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */

@@ -61,7 +61,7 @@ static void *thread_start(void *p)
     cg_stack_bounds_init();
     cg_altstack_init();
     cg_sampler_thread_open(); /* sampled from here on, however short it is */
-    if (cg_tls.rec) /* (wall charges its waiting time before its first sample here) */
+    if (cg_tls.rec)           /* (wall charges its waiting time before its first sample here) */
         cg_tls.rec->entry = (uintptr_t)s.fn;
     cg_sampler_expect(-1);
     cg_sampler_thread_created();

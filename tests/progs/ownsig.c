@@ -179,7 +179,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < 500; i++)
             work();
     } else {
-        fprintf(stderr, "usage: ownsig prof-handler|itimer|profil|rt|rt-blocked|readback|mcleanup [MS]\n");
+        fprintf(stderr,
+                "usage: ownsig prof-handler|itimer|profil|rt|rt-blocked|readback|mcleanup [MS]\n");
         return 2;
     }
     return 0;

@@ -99,6 +99,7 @@ struct tracked {
     int phasing;               /* opened with a random first period: samples filtered */
     int rearmed;               /* its period set to P again since the last kept */
     uint64_t kept;             /* samples kept (the last at event count last_count) */
+    uint64_t grid;             /* before the switch to P: the next count one is kept at */
     uint64_t last_count;
     uint64_t prev_count; /* event count at its previous sample (time events) */
     int have_prev;
@@ -164,6 +165,10 @@ static int spare_fd = -1; /* kept for the scan when the program's threads use ev
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
  * (atomic).  Read by the signal handler to tell our signals from strays. */
 static unsigned char phased[PHASE_FDS];
+/* Per ring event in its first period: that period (events or ns), and the
+ * event's count when its period became P, + 1 (0: not yet) -- the
+ * samples up to then came at the first period's pace (keep_sample). */
+static uint64_t first_period[PHASE_FDS], switched_at[PHASE_FDS];
 /* Handler events (CGPROF_STACK_SYNC=2): per descriptor, 1 if it is one
  * (atomic; read by the handler); and per ring event, its thread's handler
  * event + 1, closed with it. */
@@ -492,6 +497,10 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     }
     if (h >= 0 && fd < PHASE_FDS)
         hev_of[fd] = h + 1;
+    if (fd < PHASE_FDS) { /* (a descriptor used again: afresh) */
+        first_period[fd] = a.sample_period;
+        __atomic_store_n(&switched_at[fd], 0, __ATOMIC_RELEASE);
+    }
     /* stacks walked by the thread itself: its snapshot ring */
     struct snapring *q = NULL;
     if (sync_stacks && fd < PHASE_FDS && cg_sample_sig) {
@@ -511,12 +520,16 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     }
     if ((phase || q) && fd < PHASE_FDS && cg_sample_sig) {
         /* the first overflow's signal goes to the sampler thread, not to
-         * the sampled one: it may come while the thread is in a system
-         * call (a kernel sample), where a handler run would make its
-         * nanosleep, poll or read return EINTR (sleep_tick).  Snapshots
+         * the sampled one, if the event samples the kernel: it may come
+         * while the thread is in a system call, where a handler run would
+         * make its nanosleep, poll or read return EINTR (sleep_tick).  An
+         * event of user mode only overflows there only, its signal comes
+         * on the way back to user mode, and the thread's handler ends the
+         * period at once (no samples at the first period's pace pile up
+         * while a busy machine keeps the sampler waiting).  Snapshots
          * (CGPROF_STACK_SYNC=1) are taken by the thread itself. */
         pid_t to = __atomic_load_n(&sampler_tid, __ATOMIC_ACQUIRE);
-        struct f_owner_ex own = {F_OWNER_TID, !q && to ? to : tid};
+        struct f_owner_ex own = {F_OWNER_TID, !q && to && !a.exclude_kernel ? to : tid};
         __atomic_store_n(&phased[fd], phase ? 1 : 2, __ATOMIC_RELEASE);
         if (fcntl(fd, F_SETSIG, cg_sample_sig) == 0 && fcntl(fd, F_SETOWN_EX, &own) == 0 &&
             (!phase || fcntl(fd, F_SETFL, O_ASYNC) == 0)) {
@@ -555,6 +568,9 @@ CG_OWN static void end_phase(int fd)
             fcntl(fd, F_SETFL, O_ASYNC); /* ...unless the sampler wants them for stacks */
     }
     ioctl(fd, PERF_EVENT_IOC_PERIOD, &perf_period);
+    uint64_t c;
+    if (!__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE) && read(fd, &c, sizeof c) == (ssize_t)sizeof c)
+        __atomic_store_n(&switched_at[fd], c + 1, __ATOMIC_RELEASE);
     if (!cg_sampler_here())
         __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
     errno = saved;
@@ -1175,6 +1191,22 @@ static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
  * the period to P again. */
 static int keep_sample(struct tracked *t, uint64_t c)
 {
+    uint64_t sw = t->fd >= 0 && t->fd < PHASE_FDS
+                      ? __atomic_load_n(&switched_at[t->fd], __ATOMIC_ACQUIRE)
+                      : 1;
+    /* before the switch to P (the sampler may end the first period late,
+     * on a busy machine): the samples came at the first period's pace,
+     * and one is kept per P of count from the first -- not one per 3P/4,
+     * which kept up to a third too many */
+    if (t->kept && (!sw || c < sw - 1)) {
+        if (c < t->grid)
+            return 0;
+        while (t->grid <= c)
+            t->grid += perf_period;
+        t->kept++;
+        t->last_count = c;
+        return 1;
+    }
     if (t->kept && c - t->last_count < perf_period - perf_period / 4) {
         if (t->kept >= 2 && !t->rearmed && t->fd >= 0) {
             int saved = errno;
@@ -1184,8 +1216,10 @@ static int keep_sample(struct tracked *t, uint64_t c)
         }
         return 0;
     }
-    if (!t->kept)
+    if (!t->kept) {
         end_phase(t->fd);
+        t->grid = c + perf_period;
+    }
     t->kept++;
     t->rearmed = 0;
     t->last_count = c;
@@ -1314,11 +1348,16 @@ static uint64_t drain(struct tracked *t, int final)
             }
         } else if (eh.type == PERF_RECORD_LOST && n >= sizeof eh + 16) {
             memcpy(&v, rec + sizeof eh + 8, 8);
-            /* lost before the second sample kept: the first period's
-             * samples at its own pace, which a full ring could not hold
-             * while the sampler had not yet ended it -- dropped anyway
-             * (keep_sample), not samples at the rate */
-            if (!(t->phasing && t->kept <= 1)) {
+            /* lost before the switch to P: records at the first period's
+             * pace, which a full ring could not hold while the sampler had
+             * not yet ended it: as many samples at the rate as P goes
+             * into what they spanned */
+            if (t->phasing && t->fd >= 0 && t->fd < PHASE_FDS) {
+                uint64_t sw = __atomic_load_n(&switched_at[t->fd], __ATOMIC_ACQUIRE);
+                if (!sw || t->last_count < sw - 1)
+                    v = v * first_period[t->fd] / perf_period;
+            }
+            if (v) {
                 cg_samples_add_lost(v);
                 t->lost_since += v;
             }

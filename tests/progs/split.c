@@ -3,7 +3,10 @@
  * prints the true shares: "f60 S60 f30 S30 f10 S10" in percent.
  *   split N [DEPTH]: with DEPTH, the three run under DEPTH frames of
  *   recursion (deep(), 160 bytes a frame): a stack deeper than the 8 KB
- *   copied with each perf sample (t0305). */
+ *   copied with each perf sample (t0305).
+ *   split N DEPTH jitter: each call's work drawn in [N/2, 3N/2) (the same
+ *   on average), so that no timer ticking at a fixed rate (the kernel's,
+ *   for itimer and cpu) falls into step with the program's rounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -48,12 +51,25 @@ __attribute__((noinline)) void f10(long n)
     spent[2] += cpu() - t;
 }
 
+static int jitter;
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+
+static long draw(long n)
+{
+    if (!jitter)
+        return n;
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return n / 2 + (long)(rng % (unsigned long long)n);
+}
+
 static void rounds(long n)
 {
     for (int r = 0; r < 100; r++) {
-        f60(n);
-        f30(n);
-        f10(n);
+        f60(draw(n));
+        f30(draw(n));
+        f10(draw(n));
     }
 }
 
@@ -72,6 +88,7 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000;
     int depth = argc > 2 ? atoi(argv[2]) : 0;
+    jitter = argc > 3;
     if (depth > 0)
         deep(depth, n);
     else

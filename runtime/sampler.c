@@ -1376,33 +1376,49 @@ static int schedstat(pid_t tid, uint64_t *run, uint64_t *wait);
  * never sampled (a thread shorter than the sampler's looks), at its start
  * routine.  The part of a period counts as one sample with that
  * probability, so that a thousand short threads' waiting is not lost. */
+/* wall: T's runqueue wait is WAIT (schedstat) now: what it grew by since
+ * the last look, or since the thread's sampling began, into its carry. */
+static void add_wait(struct tracked *t, uint64_t wait)
+{
+    uint64_t w0 = t->rec ? __atomic_load_n(&t->rec->start_wait, __ATOMIC_ACQUIRE) : 0;
+    if (!t->wait_known && w0) { /* its first look: since its sampling began */
+        t->wait_ns = w0 - 1;
+        t->wait_known = 1;
+    }
+    if (t->wait_known && wait > t->wait_ns)
+        t->wait_carry += wait - t->wait_ns;
+    t->wait_ns = wait;
+    t->wait_known = 1;
+}
+
+/* wall: WEIGHT samples of T's waiting at PC, on the stack of its last
+ * sample if PC is its pc (the last sample's leaf and tree kept). */
+static void charge_wait(struct tracked *t, uintptr_t pc, uint64_t weight)
+{
+    uint32_t leaf = pc == t->last_pc ? t->last_leaf : UINT32_MAX;
+    struct cg_stree *tree = t->last_tree;
+    count(t, pc, weight);
+    t->last_leaf = leaf;
+    t->last_tree = tree;
+    if (cg_stacks_on && tree && leaf != UINT32_MAX)
+        cg_stree_count(tree, leaf, weight);
+    else if (cg_stacks_on && stree)
+        cg_stree_add(stree, &pc, 1, 0, weight);
+}
+
 static void wait_at_end(struct tracked *t)
 {
     uint64_t w = t->rec ? __atomic_load_n(&t->rec->end_wait, __ATOMIC_ACQUIRE) : 0;
     if (!w)
         return;
-    w--;
-    uint64_t w0 = __atomic_load_n(&t->rec->start_wait, __ATOMIC_ACQUIRE);
-    if (!t->wait_known && w0) { /* never looked at: since its sampling began */
-        t->wait_ns = w0 - 1;
-        t->wait_known = 1;
-    }
-    if (t->wait_known && w > t->wait_ns)
-        t->wait_carry += w - t->wait_ns;
+    add_wait(t, w - 1);
     uint64_t weight = t->wait_carry / hz_period_ns, part = t->wait_carry % hz_period_ns;
     if (cg_random64(t->tid) % hz_period_ns < part)
         weight++;
     t->wait_carry = 0;
     uintptr_t pc = t->last_pc ? t->last_pc : t->rec->entry;
-    if (!weight || !pc || __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
-        return;
-    uint32_t leaf = t->last_pc ? t->last_leaf : UINT32_MAX;
-    struct cg_stree *tree = t->last_tree;
-    count(t, pc, weight);
-    if (cg_stacks_on && tree && leaf != UINT32_MAX)
-        cg_stree_count(tree, leaf, weight);
-    else if (cg_stacks_on && stree)
-        cg_stree_add(stree, &pc, 1, 0, weight);
+    if (weight && pc && !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
+        charge_wait(t, pc, weight);
 }
 
 /* Under wall, the calling thread's waiting time so far (its own
@@ -1673,15 +1689,7 @@ static void sample_waiting(struct tracked *t)
     uint64_t run, wait;
     if (schedstat(t->tid, &run, &wait) != 0)
         return;
-    uint64_t w0 = t->rec ? __atomic_load_n(&t->rec->start_wait, __ATOMIC_ACQUIRE) : 0;
-    if (!t->wait_known && w0) { /* its first look: since its sampling began */
-        t->wait_ns = w0 - 1;
-        t->wait_known = 1;
-    }
-    if (t->wait_known && wait > t->wait_ns)
-        t->wait_carry += wait - t->wait_ns;
-    t->wait_ns = wait;
-    t->wait_known = 1;
+    add_wait(t, wait);
     /* a thread sampled by its handler event: where that was last */
     int h = handler_fd(t);
     uintptr_t hpc;
@@ -1696,16 +1704,7 @@ static void sample_waiting(struct tracked *t)
     if (!weight || !t->last_pc)
         return;
     t->wait_carry -= weight * hz_period_ns;
-    uintptr_t pc = t->last_pc;
-    uint32_t leaf = t->last_leaf;
-    struct cg_stree *tree = t->last_tree;
-    count(t, pc, weight);
-    t->last_leaf = leaf;
-    t->last_tree = tree;
-    if (cg_stacks_on && tree && leaf != UINT32_MAX)
-        cg_stree_count(tree, leaf, weight);
-    else if (cg_stacks_on && stree)
-        cg_stree_add(stree, &pc, 1, 0, weight);
+    charge_wait(t, t->last_pc, weight);
 }
 
 /* Reads N bytes of this process's memory at A into TO, page by page, so

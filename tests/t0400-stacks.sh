@@ -43,7 +43,7 @@ chain_check() {
     n=10000
     case $1 in cpu | itimer) n=20000 ;; esac
     rm -f cgprof.data &&
-    $CGPROF record -e "$1" ./"$2" $n "$WORK/plugin.so" >/dev/null &&
+    $CGPROF record -e "$1" ./"$2" $n "$WORK/plugin.so" >out &&
     $STACKS cgprof.data >folded && head -n 12 folded &&
     at_least "$(share folded '^_start;.*;main;(a;b|x);leaf$' leaf)" 60 0.97 &&
     at_least "$(share folded ';t_entry;t_mid;t_leaf$' t_leaf)" 10 0.97 &&
@@ -51,11 +51,14 @@ chain_check() {
     at_least "$(share folded '^_start;.*;main;call_plugin;plugin_work;plugin_leaf$' plugin_leaf)" 10 0.85 &&
     # 3/4 of leaf's work is under b: within 5 standard deviations, with a
     # true 1 kHz clock (cpu and itimer tick with the kernel at 250 Hz and
-    # alias with this program's regular pattern: see docs/events.md)
+    # alias with this program's regular pattern: see docs/events.md).
+    # Under wall the truth is the real time the program measured in a() and
+    # x(), waiting for a CPU included: on a busy machine that is not 3/4.
     case $1 in cpu|itimer) return 0 ;; esac &&
-    share folded '^_start;.*;main;a;b;leaf$' leaf | awk '{ p = $3; sd = sqrt(0.75 * 0.25 / $2);
-        d = p - 0.75; if (d < 0) d = -d;
-        if (d > 5 * sd + 0.01) { print "a;b share " p " vs 0.75 (sd " sd ")"; exit 1 } }'
+    truth=0.75 && if [ "$1" = wall ]; then truth=$(awk '$1 == "ab_real" { print $2 }' out); fi &&
+    share folded '^_start;.*;main;a;b;leaf$' leaf | awk -v t="$truth" '{ p = $3; sd = sqrt(t * (1 - t) / $2);
+        d = p - t; if (d < 0) d = -d;
+        if (t == "" || d > 5 * sd + 0.01) { print "a;b share " p " vs " t " (sd " sd ")"; exit 1 } }'
 }
 
 for ev in cpu itimer cpu-clock wall; do

@@ -40,6 +40,15 @@ test_expect "tables laid out again when the probe budget is spent: every count e
     same_arcs exp sites gmon.out
 "
 
+# One callee, 1000 callers: each arc is found by its caller as well as its
+# callee (an arc whose home slot holds another caller's arc into the same
+# function is not that arc)
+test_expect "1000 functions calling one: every caller's count exact" "
+    rm -f gmon.out && LD_PRELOAD=$LIBSO CGPROF_FREQ=0 ./sites callers 3 &&
+    awk 'BEGIN { for (i = 0; i < 1000; i++) printf \"main c%03d 3\\nc%03d target %d\\n\", i, i, (i % 7 + 1) * 3 }' >exp &&
+    same_arcs exp sites gmon.out
+"
+
 # N signals: the Kth called h(K mod 1000) from the handler
 test_expect "calls from a signal handler while the thread adds arcs: exact" "
     rm -f gmon.out && LD_PRELOAD=$LIBSO ./sites signal >out && cat out &&

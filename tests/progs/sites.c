@@ -16,6 +16,11 @@
  *                once the handler has run and main has made a call since,
  *                so at most one handler's calls wait in the runtime's
  *                queue at a time.
+ *   callers R    one function, target(), called from 1000 functions:
+ *                main calls each cNNN R times, and cNNN calls target
+ *                NNN % 7 + 1 times.  Exact counts: main->cNNN R,
+ *                cNNN->target (NNN % 7 + 1) * R -- 1000 arcs into one
+ *                callee, each to be told apart by its caller.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -55,6 +60,20 @@ static volatile long hsink;
 R1000(DEFINE_G, g) R1000(DEFINE_H, h)
 static void (*const gs[1000])(void) = {R1000(ADDRESS, g)};
 static void (*const hs[1000])(void) = {R1000(ADDRESS, h)};
+
+NOINLINE void target(void)
+{
+    hsink++;
+}
+#define DEFINE_C(name)                                                                             \
+    NOINLINE void name(int k)                                                                      \
+    {                                                                                              \
+        for (int i = 0; i < k; i++)                                                                \
+            target();                                                                              \
+        hsink++;                                                                                   \
+    }
+R1000(DEFINE_C, c)
+static void (*const cs[1000])(int) = {R1000(ADDRESS, c)};
 
 /* 100 call sites, each calling every g */
 #define SITE(unused) gs[j]();
@@ -147,6 +166,13 @@ int main(int argc, char **argv)
         printf("signals %d\n", (int)handled);
         return 0;
     }
-    fprintf(stderr, "usage: sites threads T R | sites signal\n");
+    if (strcmp(mode, "callers") == 0 && argc == 3) {
+        int r = atoi(argv[2]);
+        for (int i = 0; i < r; i++)
+            for (int j = 0; j < 1000; j++)
+                cs[j](j % 7 + 1);
+        return 0;
+    }
+    fprintf(stderr, "usage: sites threads T R | sites signal | sites callers R\n");
     return 2;
 }

@@ -4,9 +4,10 @@
  * ABI notes (System V x86-64):
  *   - Arguments of the profiled function may still be live in rdi, rsi,
  *     rdx, rcx, r8, r9 and xmm0-xmm7; rax carries the vector-register count
- *     of a varargs call and r10 the static chain of a nested function.  All
- *     of them are preserved.  r11 is scratch at a call site and is used
- *     freely.
+ *     of a varargs call.  All of them are preserved.  r10 and r11 are
+ *     scratch here: r11 at any call site, and r10 -- the static chain of
+ *     a nested function -- because gcc saves it around the call itself
+ *     where it is live (HIT, below).
  *   - gcc -pg and clang -pg call mcount after the prologue, so rbp is the
  *     callee's frame pointer: (%rsp) is the return address into the callee
  *     (selfpc) and 8(%rbp) is the callee's return address into its caller
@@ -14,7 +15,8 @@
  *   - -mfentry calls __fentry__ before the prologue: (%rsp) is selfpc and
  *     8(%rsp) is the return address into the caller (frompc).
  *
- * Fast path (here, in assembly): hash (frompc, selfpc) the way
+ * Fast path (here, in assembly; HIT for an arc in its home slot, in r10
+ * and r11 alone, else FAST): hash (frompc, selfpc) the way
  * runtime/table.c does, probe the thread's current slot array (struct
  * cg_tls: slots at offset 0; the generation's header before the slots:
  * budget at -16, bmask at -8 -- checked by static assertions in arcs.c),
@@ -96,6 +98,35 @@ cg_hash_mul:
 	jmp	\slow
 .endm
 
+/* HIT from, self, probe: the arc in its home slot, counted with r10 and
+ * r11 alone -- nothing pushed, nothing restored: 17 instructions, `ret`
+ * included.  Anything else (another arc at home, an empty slot) goes to
+ * `probe`, which saves two registers and starts again with FAST.
+ * r10 is free at both stubs' call sites: gcc pushes and pops r10 around
+ * its `call mcount` / `call __fentry__` in a nested function, whose static
+ * chain it is (objdump of gcc -pg and -pg -mfentry output), clang's -pg
+ * call is an ordinary call that clobbers every caller-saved register, and
+ * glibc's own mcount clobbers r10 and r11 (it calls C). */
+.macro HIT from, self, probe
+	movq	cg_tls@GOTTPOFF(%rip), %r11
+	movq	%fs:0(%r11), %r11		/* slots */
+	movq	\self, %r10
+	shlq	$17, %r10
+	xorq	\from, %r10
+	imulq	cg_hash_mul(%rip), %r10
+	shrq	$27, %r10
+	andq	-8(%r11), %r10			/* byte offset of the home slot */
+	addq	%r10, %r11			/* the home slot */
+	movq	\self, %r10
+	cmpq	%r10, 8(%r11)
+	jne	\probe
+	movq	\from, %r10
+	cmpq	%r10, (%r11)
+	jne	\probe
+	addq	$1, 16(%r11)
+	ret
+.endm
+
 .macro PUSH2
 	pushq	%rax
 	.cfi_adjust_cfa_offset 8
@@ -170,6 +201,8 @@ mcount:
 	.cfi_startproc
 	cmpl	$0, cg_recording(%rip)
 	je	9f
+	HIT	8(%rbp), (%rsp), .Lmcount_probe
+.Lmcount_probe:
 	PUSH2
 	FAST	8(%rbp), 16(%rsp), .Lmcount_slow
 .Lmcount_slow:
@@ -196,6 +229,8 @@ __fentry__:
 	.cfi_startproc
 	cmpl	$0, cg_recording(%rip)
 	je	9f
+	HIT	8(%rsp), (%rsp), .Lfentry_probe
+.Lfentry_probe:
 	PUSH2
 	FAST	24(%rsp), 16(%rsp), .Lfentry_slow
 .Lfentry_slow:

@@ -7,7 +7,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 $(WARN)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 
-RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/modules.c runtime/profile.c runtime/threadlog.c runtime/threads.c runtime/write.c runtime/init.c runtime/signals.c runtime/endings.c runtime/cfi.c runtime/unwind.c runtime/stacks.c runtime/libcalls.c runtime/insnlen.c
+RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/modules.c runtime/profile.c runtime/threadlog.c runtime/threads.c runtime/write.c runtime/init.c runtime/signals.c runtime/endings.c runtime/cfi.c runtime/unwind.c runtime/stacks.c runtime/libcalls.c runtime/insnlen.c runtime/ratecap.c
 RT_ASM  := runtime/arch/x86_64/mcount.S runtime/arch/x86_64/libcalls.S
 RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
 # interposers that only the shared runtime has (in a -static program libc.a's

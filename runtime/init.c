@@ -207,6 +207,7 @@ CG_OWN void cg_init(void)
     cg_event = ev && *ev ? cg_event_find(ev) : cg_event_default();
     if (!cg_event)
         cg_say("CGPROF_EVENT=", ev, ": unknown event; nothing will be sampled");
+    cg_rate_check(); /* above 10 kHz, a perf clock's rate this machine can bear */
     cg_tables_set_limit(env_u64("CGPROF_ARC_MEMORY", UINT64_MAX, UINT64_MAX));
     const char *fmt = getenv("CGPROF_FORMAT");
     if (fmt && strcmp(fmt, "cgprof") == 0)

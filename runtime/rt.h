@@ -341,6 +341,9 @@ void cg_count_unsampled_vm_child(void) CG_HIDDEN;
 extern uint64_t cg_unsampled_vm_children CG_HIDDEN;
 void cg_output_after_fork(void) CG_HIDDEN;
 void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
+/* ratecap.c: above 10 kHz, cg_hz lowered to what a perf clock can sample
+ * at here without taking more than half the CPU (said in one line) */
+void cg_rate_check(void) CG_HIDDEN;
 char *cg_utoa(uint64_t v, char *end) CG_HIDDEN;
 
 /* The length of the x86-64 instruction at P (AVAIL bytes readable), or 0

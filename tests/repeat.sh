@@ -24,7 +24,9 @@ while [ "$k" -lt "${BUSY:-0}" ]; do
     busy="$busy $!"
     k=$((k + 1))
 done
-[ -n "$busy" ] && trap 'kill $busy 2>/dev/null' EXIT INT TERM
+# (INT and TERM end the run too: a trap that only killed the loops let
+# the checks go on after `kill`)
+[ -n "$busy" ] && trap 'kill $busy 2>/dev/null' EXIT && trap 'exit 130' INT TERM
 [ -n "$busy" ] && echo "with ${BUSY} busy loops beside"
 fails=0
 i=1

@@ -28,18 +28,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CAP_FLOOR_HZ 10000u    /* rates up to this are never measured nor lowered */
 #define STOP_NS      30000000u /* the loop under the event gives up after this */
-
-static uint64_t thread_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static volatile uint64_t sink;
 
@@ -61,12 +53,12 @@ static uint64_t timed(uint64_t n, int tries, uint64_t stop, unsigned *done)
 {
     uint64_t best = UINT64_MAX;
     for (int k = 0; k < tries; k++) {
-        uint64_t t0 = thread_ns(), t = 0;
+        uint64_t t0 = cg_thread_cpu_ns(), t = 0;
         unsigned chunks = 0;
         while (chunks < 8) {
             spin(n / 8);
             chunks++;
-            t = thread_ns() - t0;
+            t = cg_thread_cpu_ns() - t0;
             if (stop && t > stop)
                 break;
         }

@@ -344,6 +344,7 @@ void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
 /* ratecap.c: above 10 kHz, cg_hz lowered to what a perf clock can sample
  * at here without taking more than half the CPU (said in one line) */
 void cg_rate_check(void) CG_HIDDEN;
+uint64_t cg_thread_cpu_ns(void) CG_HIDDEN; /* sampler.c: this thread's CPU time, ns */
 char *cg_utoa(uint64_t v, char *end) CG_HIDDEN;
 
 /* The length of the x86-64 instruction at P (AVAIL bytes readable), or 0

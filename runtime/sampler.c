@@ -237,7 +237,8 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t thread_cpu_ns(void)
+/* the calling thread's CPU time in ns (0 if unreadable) */
+uint64_t cg_thread_cpu_ns(void)
 {
     struct timespec ts;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
@@ -560,7 +561,7 @@ CG_OWN static void end_phase(int fd)
     if (!__atomic_compare_exchange_n(&phased[fd], &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return;
     int saved = errno;
-    uint64_t t0 = thread_cpu_ns();
+    uint64_t t0 = cg_thread_cpu_ns();
     if (!__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE)) { /* a handler event signals on */
         fcntl(fd, F_SETFL, 0);                          /* no more signals... */
         const struct snapring *q = __atomic_load_n(&snaps[fd], __ATOMIC_ACQUIRE);
@@ -572,7 +573,7 @@ CG_OWN static void end_phase(int fd)
     if (!__atomic_load_n(&hev[fd], __ATOMIC_ACQUIRE) && read(fd, &c, sizeof c) == (ssize_t)sizeof c)
         __atomic_store_n(&switched_at[fd], c + 1, __ATOMIC_RELEASE);
     if (!cg_sampler_here())
-        __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&start_cpu_ns, cg_thread_cpu_ns() - t0, __ATOMIC_RELAXED);
     errno = saved;
 }
 
@@ -2065,14 +2066,14 @@ CG_OWN void cg_sampler_thread_open(void)
     if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || !event)
         return;
     int saved = errno;
-    uint64_t t0 = thread_cpu_ns();
+    uint64_t t0 = cg_thread_cpu_ns();
     pid_t tid = (pid_t)syscall(SYS_gettid);
     /* its record first: a handler event's first sample may come at once */
     struct cg_thread_rec *own = cg_thread_rec_self();
     int fd, phasing;
     void *ring;
     int rc = open_event(tid, &fd, &ring, &phasing);
-    __atomic_add_fetch(&start_cpu_ns, thread_cpu_ns() - t0, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&start_cpu_ns, cg_thread_cpu_ns() - t0, __ATOMIC_RELAXED);
     note_ring_less(own, fd);
     if (rc == 0) { /* the loader's and constructors' time, for the main thread */
         __atomic_add_fetch(&before_cpu_ns, t0, __ATOMIC_RELAXED);

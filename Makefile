@@ -47,11 +47,11 @@ help:
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/events.h runtime/writer.h runtime/unwind.h include/cgprof.h Makefile
+$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/archash.h runtime/events.h runtime/writer.h runtime/unwind.h include/cgprof.h Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) $(RT_EXTRA) -c $< -o $@
 
-$(BUILD)/runtime/arch/x86_64/%.o: runtime/arch/x86_64/%.S
+$(BUILD)/runtime/arch/x86_64/%.o: runtime/arch/x86_64/%.S runtime/archash.h
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 

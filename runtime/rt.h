@@ -2,6 +2,7 @@
 #ifndef CGPROF_RT_H
 #define CGPROF_RT_H
 
+#include "archash.h"
 #include "events.h"
 
 #include <pthread.h>
@@ -21,8 +22,11 @@
 #define CG_OWN __attribute__((section("cgprof_own"), noinline))
 extern const char __start_cgprof_own[] CG_HIDDEN, __stop_cgprof_own[] CG_HIDDEN;
 
-/* Multiplier of the arc hash (Fibonacci hashing); mcount.S has a copy. */
+/* Multiplier of the stack-node hash (Fibonacci hashing). */
 #define CG_HASH_MUL 0x9E3779B97F4A7C15ull
+
+/* Multiplier of the arc hash, CG_ARC_MUL32 sign-extended (archash.h). */
+#define CG_ARC_MUL ((uint64_t)(int64_t)CG_ARC_MUL32)
 
 /* One slot of a thread's arc table: the arc's key and its count, in one
  * half cache line, so that counting a call touches one line.  A slot is

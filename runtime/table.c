@@ -74,11 +74,12 @@ struct cg_table *cg_tables(const struct cg_registry *r)
     return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 }
 
-/* The home slot of a key among NSLOTS (a power of two); mcount.S computes
- * the same, as a byte offset: bits 32 and up of the product. */
+/* The home slot of a key among NSLOTS (a power of two), archash.h's hash;
+ * mcount.S and libcalls.S compute the same, as a byte offset: bits 32 and
+ * up of the product. */
 static uint64_t slot_of(uint64_t nslots, uintptr_t from, uintptr_t self)
 {
-    return (((from ^ (self << 17)) * CG_HASH_MUL) >> 32) & (nslots - 1);
+    return ((((from * CG_ARC_MUL) ^ self) * CG_ARC_MUL) >> 32) & (nslots - 1);
 }
 
 /* Places a key in a generation known to have room; returns its slot. */

@@ -58,4 +58,57 @@ test_expect "calls from a signal handler while the thread adds arcs: exact" "
           printf \"handler h%03d %d\\n\", i, int(n / 1000) + (i < n % 1000) }'; } >exp &&
     same_arcs exp sites gmon.out
 "
+
+# The fast paths' cost, in instructions a call as callgrind counts them:
+# the same on any machine, loaded or not, so a change that makes the hit
+# path longer, or a hash that crowds arcs into one another's slots, fails
+# here, not only in `make bench`'s timings (docs/runtime.md, "Entry stubs").
+# Calls are read from the run's own profile (GNU gprof's view of its arcs,
+# plus the call of main) or are the program's own.
+# irs FILE FUNCTION: the instructions callgrind counted in FUNCTION
+irs() {
+    callgrind_annotate --threshold=100 "$1" | awk -v f="$2" '
+        index($0, ":" f " [") { gsub(/,/, "", $1); print $1; exit }'
+}
+# per_call IR CALLS MAX: IR/CALLS, printed, at most MAX
+per_call() {
+    awk -v ir="$1" -v n="$2" -v max="$3" 'BEGIN {
+        printf "%s instructions in %s calls: %.2f a call (at most %s)\n", ir, n, ir / n, max
+        exit !(n > 0 && ir / n <= max) }'
+}
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+    gcc -O2 -pg "$PROGS/hitpath.c" -o "$WORK/hitpath" || exit 1
+    # HIT: the two TLS loads, a hash of two multiplies, the home slot's
+    # two compares, the add and the ret, with the recording test: 18
+    test_expect "mcount's hit path: 18 instructions a call (callgrind, fib(25))" '
+        rm -f gmon.out && CGPROF_FREQ=0 LD_PRELOAD=$LIBSO valgrind --tool=callgrind \
+            --callgrind-out-file=cg.out ./hitpath fib 25 >out 2>err && grep -qx 75025 out &&
+        n=$(gprof -b -q hitpath gmon.out | awk -f $ROOT/tests/arcs.awk | sort -u |
+            awk "{ n += \$3 } END { print n + 1 }") &&
+        per_call "$(irs cg.out mcount)" "$n" 18.5'
+    # cg_lc_common: the recording test, four pushes and pops, the hash,
+    # the compares, the add and the jump on: 27
+    test_expect "a library call's hit path: 27 instructions a call (callgrind, 100,000 strlen calls)" '
+        CGPROF_FORMAT=cgprof CGPROF_OUTPUT=cg.data CGPROF_FREQ=0 LD_PRELOAD=$LIBSO \
+            valgrind --tool=callgrind --callgrind-out-file=cg.out ./hitpath lib 100000 >out 2>err &&
+        grep -qx 800000 out && per_call "$(irs cg.out cg_lc_common)" 100000 27.5'
+    # 100,000 arcs a round, 5 rounds: the arcs spread over their slots (a
+    # hash that crowds them costs hundreds a call); 29.5 measured, its
+    # first round's 100,000 new arcs included.  And 1000 callers of one
+    # function (keys that differ in the caller alone): 26.8
+    test_expect "100,000 arcs, and 1000 callers of one function: at most 40 instructions a call" '
+        rm -f gmon.out && CGPROF_FREQ=0 LD_PRELOAD=$LIBSO timeout 300 valgrind --tool=callgrind \
+            --callgrind-out-file=cg.out ./sites threads 1 5 >out 2>err &&
+        n=$(gprof -b -q sites gmon.out | awk -f $ROOT/tests/arcs.awk | sort -u |
+            awk "{ n += \$3 } END { print n + 1 }") &&
+        per_call "$(irs cg.out mcount)" "$n" 40 &&
+        rm -f gmon.out && CGPROF_FREQ=0 LD_PRELOAD=$LIBSO timeout 300 valgrind --tool=callgrind \
+            --callgrind-out-file=cg.out ./sites callers 20 >out 2>err &&
+        n=$(gprof -b -q sites gmon.out | awk -f $ROOT/tests/arcs.awk | sort -u |
+            awk "{ n += \$3 } END { print n + 1 }") &&
+        per_call "$(irs cg.out mcount)" "$n" 40'
+else
+    test_skip "the fast paths' instructions a call" "valgrind (callgrind) is not installed"
+fi
+
 test_done

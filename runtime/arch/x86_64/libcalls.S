@@ -20,7 +20,7 @@
  * common`.  Stub i's target slot is cg_lc_target[i].
  *
  * The fast path probes the thread's current arc slots with the hash of
- * table.c (CG_HASH_MUL, from ^ self << 17), as mcount.S does: slots at
+ * table.c (archash.h), as mcount.S does: slots at
  * offset 0 of cg_tls, bmask at slots - 8 in the generation's header
  * (static assertions in arcs.c).
  * Were the hashes ever to differ, the probe would miss and the slow path
@@ -29,10 +29,7 @@
 
 #define CG_LC_STUBS 8192
 
-	.section .rodata
-	.p2align 3
-cg_lc_hash_mul:
-	.quad	0x9E3779B97F4A7C15
+#include "../../archash.h"
 
 	.text
 
@@ -117,10 +114,9 @@ cg_lc_common:
 	movq	cg_tls@GOTTPOFF(%rip), %r11
 	movq	%fs:0(%r11), %r11		/* slots */
 	movq	-8(%r11), %rdi			/* bmask, in the slots' generation */
-	movq	%rsi, %rax
-	shlq	$17, %rax
-	xorq	%rdx, %rax
-	imulq	cg_lc_hash_mul(%rip), %rax
+	imulq	$CG_ARC_MUL32, %rdx, %rax
+	xorq	%rsi, %rax
+	imulq	$CG_ARC_MUL32, %rax, %rax
 	shrq	$27, %rax
 	andq	%rdi, %rax			/* byte offset of the home slot */
 	cmpq	%rsi, 8(%r11,%rax)

@@ -33,12 +33,8 @@
 
 	.text
 
-/* Hash multiplier, shared with table.c (CG_HASH_MUL). */
-	.section .rodata
-	.p2align 3
-cg_hash_mul:
-	.quad	0x9E3779B97F4A7C15
-	.text
+/* The arc hash's multiplier, shared with table.c. */
+#include "../../archash.h"
 
 /* FAST from, self, slow: with rax and rdx already pushed (2 words), looks
  * the arc up and counts it, or jumps to `slow` with nothing pushed.  FROM
@@ -55,13 +51,12 @@ cg_hash_mul:
 .macro FAST from, self, slow
 	movq	cg_tls@GOTTPOFF(%rip), %r11
 	movq	%fs:0(%r11), %r11		/* slots */
-	movq	\self, %rdx
-	movq	%rdx, %rax
-	shlq	$17, %rax
-	xorq	\from, %rax
-	imulq	cg_hash_mul(%rip), %rax
+	imulq	$CG_ARC_MUL32, \from, %rax
+	xorq	\self, %rax
+	imulq	$CG_ARC_MUL32, %rax, %rax
 	shrq	$27, %rax
 	andq	-8(%r11), %rax			/* byte offset of the home slot */
+	movq	\self, %rdx
 	cmpq	%rdx, 8(%r11,%rax)
 	jne	2f
 	movq	\from, %rdx
@@ -99,7 +94,7 @@ cg_hash_mul:
 .endm
 
 /* HIT from, self, probe: the arc in its home slot, counted with r10 and
- * r11 alone -- nothing pushed, nothing restored: 17 instructions, `ret`
+ * r11 alone -- nothing pushed, nothing restored: 16 instructions, `ret`
  * included.  Anything else (another arc at home, an empty slot) goes to
  * `probe`, which saves two registers and starts again with FAST.
  * r10 is free at both stubs' call sites: gcc pushes and pops r10 around
@@ -110,10 +105,9 @@ cg_hash_mul:
 .macro HIT from, self, probe
 	movq	cg_tls@GOTTPOFF(%rip), %r11
 	movq	%fs:0(%r11), %r11		/* slots */
-	movq	\self, %r10
-	shlq	$17, %r10
-	xorq	\from, %r10
-	imulq	cg_hash_mul(%rip), %r10
+	imulq	$CG_ARC_MUL32, \from, %r10
+	xorq	\self, %r10
+	imulq	$CG_ARC_MUL32, %r10, %r10
 	shrq	$27, %r10
 	andq	-8(%r11), %r10			/* byte offset of the home slot */
 	addq	%r10, %r11			/* the home slot */

@@ -13,7 +13,8 @@
 # BASE=COMMIT (make bench BASE=0bc9cbf): also builds that commit's runtime
 # and cgprof (git archive into $W/base) and runs it beside the working
 # tree's in the same interleaved loop, so a change that makes a figure
-# worse shows as one more column, measured under the same load.
+# worse shows as one more column, measured under the same load; and the
+# stubs' instructions a call (callgrind) of both, exact under any load.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -118,6 +119,47 @@ report fib "fib($FIBN), gcc -O2 -pg" "$(calls "$W/fib_pg" $FIBN)"
 measure lua "$W/lua" "$W/lua_pg" "$LUASCRIPT"
 report lua "Lua 5.4 (Debian source, gcc -O2 -pg) running bench/workload.lua" \
     "$(calls "$W/lua_pg" "$LUASCRIPT")"
+
+# Instructions a call in the counting stubs, as callgrind counts them:
+# not timed, so the same on a loaded machine, and a change to a fast path
+# shows here exactly even where the timings above are within their noise
+# (t0150 holds HEAD's; this puts BASE beside it).
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+    gcc -O2 -pg "$ROOT/tests/progs/hitpath.c" -o "$W/hitpath"
+    # irs LIBSO FUNCTION CMD...: instructions in FUNCTION (cgprof format,
+    # so that library calls are counted too)
+    irs() {
+        so=$1 fn=$2
+        shift 2
+        env LD_PRELOAD="$so" CGPROF_FORMAT=cgprof CGPROF_FREQ=0 CGPROF_OUTPUT="$W/cg-ir.out" \
+            valgrind --tool=callgrind \
+            --callgrind-out-file="$W/callgrind.out" "$@" >/dev/null 2>&1 &&
+            callgrind_annotate --threshold=100 "$W/callgrind.out" |
+            awk -v f="$fn" 'index($0, ":" f " [") { gsub(/,/, "", $1); print $1; exit }'
+    }
+    echo "instructions a call in the stubs (callgrind, counts only):"
+    for what in "fib(25)|mcount|$W/fib_pg 25" "Lua 5.4 workload|mcount|$W/lua_pg $LUASCRIPT" \
+        "100,000 strlen calls|cg_lc_common|$W/hitpath lib 100000"; do
+        label=${what%%|*} rest=${what#*|} fn=${rest%%|*} cmd=${rest#*|}
+        if [ "$fn" = mcount ]; then
+            # shellcheck disable=SC2086
+            n=$(($(calls $cmd) + 1))
+        else
+            n=100000
+        fi
+        # shellcheck disable=SC2086
+        h=$(irs "$LIB" $fn $cmd)
+        b=
+        # shellcheck disable=SC2086
+        [ -n "$BASELIB" ] && b=$(irs "$BASELIB" $fn $cmd)
+        awk -v l="$label" -v f="$fn" -v n="$n" -v h="$h" -v b="$b" -v base="$BASE" 'BEGIN {
+            printf "  %-22s %-12s HEAD %6.2f a call", l, f, h / n
+            if (base != "") printf ", BASE %s %6.2f (%+.2f)", base, b / n, (h - b) / n
+            printf "  (%d calls)\n", n }'
+    done
+    rm -f "$W/callgrind.out" "$W/cg-ir.out"
+    echo
+fi
 
 # Library calls (docs/libcalls.md): one counted beside one glibc mcount.
 W="$W" BUILD="$BUILD" RUNS="$RUNS" sh "$ROOT/bench/libcalls.sh"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t0900: the tool under ASan+UBSan and the runtime under UBSan, on the
-# runtime, report and export tests.
+# runtime, report and export tests.  Each check's line is shown, and a
+# failed one's first 20 lines of detail (what the inner test printed).
 . "$(dirname "$0")/lib.sh"
 
 SAN=$WORK/san
@@ -19,7 +20,8 @@ for t in t0100-runtime-threads t0110-runtime-builds t0120-runtime-process t0140-
     t0155-endings t0190-soak; do
     test_expect "under sanitizers: $t passes" "
         BUILD=$SAN LINK_EXTRA=-fsanitize=undefined STRESS_SECONDS=6 RT_UNOPTIMIZED=1 sh $ROOT/tests/$t.sh >out 2>&1; rc=\$?;
-        grep -E '^(FAIL|ok)' out | sed 's/^/  /'; test \$rc -eq 0
+        awk '/^(FAIL|ok)/ { d = /^FAIL/ ? 20 : 0; print \"  \" \$0; next }
+             d > 0 && /^    / { d--; print \"  \" \$0 }' out; test \$rc -eq 0
     "
 done
 test_done

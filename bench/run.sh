@@ -292,40 +292,54 @@ for ev in cpu wall cpu-clock; do
     }'
 done
 echo
-# Call stacks (on by default in the cgprof format): Lua under cgprof
-# record's settings, counts only (-F 0) against 1 kHz sampling with and
-# without stacks; CPU time of all the process's threads and wall time.
-# Unwinding cost per sample = (with stacks - without) / samples taken.
-for ev in cpu cpu-clock; do
-    for v in f0 nostk stk; do : >"$W/k.$ev.$v"; done
+# Call stacks (on by default in the cgprof format): Lua, and fib's deep
+# recursion (fib(FIBSTK), 38 by default: long enough to time), under
+# cgprof record's settings, counts only (-F 0)
+# against 1 kHz sampling with and without stacks; CPU time of all the
+# process's threads and wall time.  Unwinding cost per sample = (with
+# stacks - without) / samples taken.
+FIBSTK=${FIBSTK:-38}
+for prog in lua fib; do
+    for ev in cpu cpu-clock; do
+        for v in f0 nostk stk; do : >"$W/k.$prog.$ev.$v"; done
+    done
 done
 i=0
 while [ $i -lt "$RUNS" ]; do
-    for ev in cpu cpu-clock; do
-        "$W/cputime" -w "$BUILD/cgprof" record -e $ev -F 0 -o "$W/k.data" \
-            "$W/lua_pg" "$LUASCRIPT" >>"$W/k.$ev.f0"
-        "$W/cputime" -w "$BUILD/cgprof" record -e $ev --no-stacks -o "$W/k.data" \
-            "$W/lua_pg" "$LUASCRIPT" >>"$W/k.$ev.nostk"
-        "$W/cputime" -w "$BUILD/cgprof" record -e $ev -o "$W/k.$ev.data" \
-            "$W/lua_pg" "$LUASCRIPT" >>"$W/k.$ev.stk"
+    for prog in lua fib; do
+        if [ $prog = lua ]; then set -- "$W/lua_pg" "$LUASCRIPT"; else set -- "$W/fib_pg" "$FIBSTK"; fi
+        for ev in cpu cpu-clock; do
+            "$W/cputime" -w "$BUILD/cgprof" record -e $ev -F 0 -o "$W/k.data" "$@" >>"$W/k.$prog.$ev.f0"
+            "$W/cputime" -w "$BUILD/cgprof" record -e $ev --no-stacks -o "$W/k.data" "$@" \
+                >>"$W/k.$prog.$ev.nostk"
+            "$W/cputime" -w "$BUILD/cgprof" record -e $ev -o "$W/k.$prog.$ev.data" "$@" \
+                >>"$W/k.$prog.$ev.stk"
+        done
     done
     i=$((i + 1))
 done
-echo "call stacks: Lua 5.4 running bench/workload.lua, 1 kHz, CPU time of all threads / wall time:"
-for ev in cpu cpu-clock; do
-    samples=$(python3 "$ROOT/tests/stacks.py" "$W/k.$ev.data" | sed -n 's/^# samples \([0-9]*\).*/\1/p')
-    size=$(wc -c <"$W/k.$ev.data")
-    f0c=$(cut -d" " -f1 "$W/k.$ev.f0" | median); f0w=$(cut -d" " -f2 "$W/k.$ev.f0" | median)
-    nc=$(cut -d" " -f1 "$W/k.$ev.nostk" | median); nw=$(cut -d" " -f2 "$W/k.$ev.nostk" | median)
-    sc=$(cut -d" " -f1 "$W/k.$ev.stk" | median); sw=$(cut -d" " -f2 "$W/k.$ev.stk" | median)
-    awk -v e=$ev -v f0c="$f0c" -v f0w="$f0w" -v nc="$nc" -v nw="$nw" -v sc="$sc" -v sw="$sw" \
-        -v n="$samples" -v size="$size" 'BEGIN {
-        oc = (sc - f0c) * 100 / f0c; ow = (sw - f0w) * 100 / f0w
-        printf "  -e %-9s counts only (-F 0) %d / %d ms; samples without stacks %d / %d ms; with stacks %d / %d ms\n", e, f0c, f0w, nc, nw, sc, sw
-        printf "               stacks vs -F 0: CPU %+.1f%%, wall %+.1f%% (target <= +4%%) %s; unwinding %.1f us per sample (%d samples)\n",
-            oc, ow, oc <= 4 && ow <= 4 ? "PASS" : "OVER", n ? (sc - nc) * 1000 / n : 0, n
-        printf "               profile with stacks: %d KB (target <= 512 KB) %s\n", size / 1024, size <= 512 * 1024 ? "PASS" : "OVER"
-    }'
+for prog in lua fib; do
+    if [ $prog = lua ]; then
+        echo "call stacks: Lua 5.4 running bench/workload.lua, 1 kHz, CPU time of all threads / wall time:"
+    else
+        echo "call stacks: fib($FIBSTK), recursion $FIBSTK deep, 1 kHz, CPU time of all threads / wall time:"
+    fi
+    for ev in cpu cpu-clock; do
+        k=$W/k.$prog.$ev
+        samples=$(python3 "$ROOT/tests/stacks.py" "$k.data" | sed -n 's/^# samples \([0-9]*\).*/\1/p')
+        size=$(wc -c <"$k.data")
+        f0c=$(cut -d" " -f1 "$k.f0" | median); f0w=$(cut -d" " -f2 "$k.f0" | median)
+        nc=$(cut -d" " -f1 "$k.nostk" | median); nw=$(cut -d" " -f2 "$k.nostk" | median)
+        sc=$(cut -d" " -f1 "$k.stk" | median); sw=$(cut -d" " -f2 "$k.stk" | median)
+        awk -v e=$ev -v f0c="$f0c" -v f0w="$f0w" -v nc="$nc" -v nw="$nw" -v sc="$sc" -v sw="$sw" \
+            -v n="$samples" -v size="$size" 'BEGIN {
+            oc = (sc - f0c) * 100 / f0c; ow = (sw - f0w) * 100 / f0w
+            printf "  -e %-9s counts only (-F 0) %d / %d ms; samples without stacks %d / %d ms; with stacks %d / %d ms\n", e, f0c, f0w, nc, nw, sc, sw
+            printf "               stacks vs -F 0: CPU %+.1f%%, wall %+.1f%% (target <= +4%%) %s; unwinding %.1f us per sample (%d samples)\n",
+                oc, ow, oc <= 4 && ow <= 4 ? "PASS" : "OVER", n ? (sc - nc) * 1000 / n : 0, n
+            printf "               profile with stacks: %d KB (target <= 512 KB) %s\n", size / 1024, size <= 512 * 1024 ? "PASS" : "OVER"
+        }'
+    done
 done
 # The floor under the cpu-clock figures: what the kernel charges a thread
 # for the event's samples at the same rate with no cgprof at all (each is a

@@ -28,9 +28,10 @@ static void record_usage(FILE *f)
           "  -e, --event EVENT  what to sample: cpu-clock (default where perf events are\n"
           "                     permitted, else cpu), cpu, wall, itimer, or another perf\n"
           "                     event; -e list shows them and what this machine supports\n"
-          "  -F, --freq HZ      samples per second of a time event (default 1000; 0 records\n"
-          "                     call counts only)\n"
-          "  -c, --period N     events per sample of a counting event (e.g. page-faults)\n"
+          "  -F, --freq HZ      samples per second (default 1000; 0 records call counts\n"
+          "                     only); a counting event's each weighted by its events\n"
+          "  -c, --period N     a counting event (e.g. page-faults) sampled every N events\n"
+          "                     instead of at a rate\n"
           "  -o, --output FILE  write the profile to FILE (default: cgprof.data, or gmon.out\n"
           "                     with --format gmon, in the current directory)\n"
           "      --checkpoint MS  write the profile every MS milliseconds while the program\n"
@@ -446,8 +447,9 @@ int cmd_record(int argc, char **argv)
                 o.event->name);
         return 2;
     }
-    if (o.have_hz && counting) {
-        fprintf(stderr, "cgprof record: -F applies to time events; give %s a period with -c\n",
+    if (o.have_hz && o.period) {
+        fprintf(stderr, "cgprof record: -F and -c together: sample %s at a rate (-F) or every N "
+                        "events (-c), not both\n",
                 o.event->name);
         return 2;
     }

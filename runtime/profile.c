@@ -78,7 +78,11 @@ static void put_info(struct out *o, uint64_t samples)
     uint64_t hz = cg_sample_rate(samples);
     put64(o, (uint64_t)getpid());
     put64(o, timed ? hz : 0); /* samples per second */
-    put64(o, timed ? 1000000000u / hz : cg_period ? cg_period : ev->period); /* per sample */
+    /* per sample: ns, or events -- 0 at a rate, where each has its own */
+    put64(o, timed                                      ? 1000000000u / hz
+             : cg_sampler_at_rate(ev, cg_hz, cg_period) ? 0
+             : cg_period                                ? cg_period
+                                                        : ev->period);
     put32(o, ev ? (uint32_t)ev->kind : 0);
     put32(o, (uint32_t)timed);
     put_str(o, ev ? ev->name : "none");

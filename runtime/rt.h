@@ -293,9 +293,12 @@ void cg_sample_after_fork(void) CG_HIDDEN;
 void cg_samples_thread_exit(void) CG_HIDDEN;
 uint64_t cg_samples_lost(void) CG_HIDDEN;
 void cg_samples_add_lost(uint64_t n) CG_HIDDEN;
+void cg_samples_add_merged(uint64_t n) CG_HIDDEN; /* at_rate: lost records, counted in later ones */
+uint64_t cg_samples_merged(void) CG_HIDDEN;
 
 /* sampler.c: the sampler thread (perf events, wall) */
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period) CG_HIDDEN;
+int cg_sampler_at_rate(const struct cg_event *ev, unsigned hz, uint64_t period) CG_HIDDEN;
 int cg_sampler_running(void) CG_HIDDEN; /* in this process */
 int cg_sampler_here(void) CG_HIDDEN;    /* called on the sampler thread */
 void cg_sampler_thread_created(void) CG_HIDDEN;

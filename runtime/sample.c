@@ -74,6 +74,18 @@ void cg_samples_add_lost(uint64_t n)
     __atomic_add_fetch(&samples_lost, n, __ATOMIC_RELAXED);
 }
 
+static uint64_t samples_merged;
+
+void cg_samples_add_merged(uint64_t n)
+{
+    __atomic_add_fetch(&samples_merged, n, __ATOMIC_RELAXED);
+}
+
+uint64_t cg_samples_merged(void)
+{
+    return __atomic_load_n(&samples_merged, __ATOMIC_RELAXED);
+}
+
 uint64_t cg_samples_lost(void)
 {
     return __atomic_load_n(&samples_lost, __ATOMIC_RELAXED) + cg_tables_lost(&cg_sample_tables);

@@ -102,6 +102,9 @@ struct tracked {
     uint64_t grid;             /* before the switch to P: the next count one is kept at */
     uint64_t last_count;
     uint64_t prev_count; /* event count at its previous sample (time events) */
+    uint64_t ev_taken;   /* at_rate: the event's count up to its last sample taken */
+    uint64_t rate_count, rate_at, rate_period; /* at_rate: count and time at the last
+                                                * look, and the period set then */
     int have_prev;
     uint64_t lost_since; /* samples the kernel lost since then (PERF_RECORD_LOST) */
     /* wall: where it was last seen (a sample or a look while blocked), to
@@ -140,11 +143,14 @@ static const struct cg_event *event;
 static unsigned start_hz;
 static uint64_t start_period;
 static uint64_t sample_weight; /* events per sample of a counting event, else 1 */
-static uint64_t tick_ns;       /* mean interval between looks (10 ms; 100 without rings) */
-static uint64_t hz_period_ns;  /* one sample's worth of time at the rate */
-static uint64_t perf_period;   /* perf sample_period */
-static uint32_t stack_copy;    /* stack bytes copied with each sample, or 0 */
-static size_t ring_pages;      /* data pages of each thread's ring */
+/* a counting event without a period: sampled at the rate (rate_adjust),
+ * each sample weighted by the events since its thread's last */
+static int at_rate;
+static uint64_t tick_ns;      /* mean interval between looks (10 ms; 100 without rings) */
+static uint64_t hz_period_ns; /* one sample's worth of time at the rate */
+static uint64_t perf_period;  /* perf sample_period */
+static uint32_t stack_copy;   /* stack bytes copied with each sample, or 0 */
+static size_t ring_pages;     /* data pages of each thread's ring */
 static size_t page;
 static pid_t sampler_tid;
 static int running;                    /* atomic: the sampler thread exists */
@@ -314,6 +320,8 @@ CG_OWN uint64_t cg_random64(pid_t tid)
  * below 10 us, and a thread shorter than that is all there is to miss). */
 static int phase_on(void)
 {
+    if (at_rate)
+        return 0; /* the kernel sets the period, starting from 1 */
     int timed = event->kind == CG_EV_WALL || event->is_time;
     return perf_period >= (timed ? 100000u : 2u);
 }
@@ -419,7 +427,8 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
      * than 50 us is then never sampled, one longer as often as before) */
     if (phase && (event->kind == CG_EV_WALL || event->is_time) && a.sample_period < MIN_FIRST_NS)
         a.sample_period = MIN_FIRST_NS;
-    /* the event's count at each sample: drops the first period's extras */
+    /* the event's count at each sample: drops the first period's extras;
+     * at_rate, weighs the sample (its period starts at 1: rate_adjust) */
     a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ;
     /* registers and the top of the stack, unwound here afterwards: whole
      * for the stacks kept, else a few frames' worth for a time event, to
@@ -1136,9 +1145,8 @@ static unsigned kernel_frames(const unsigned char *p, size_t n, uintptr_t *frame
 
 /* Counts one sample (a record's body, N bytes, at least ip and count) for
  * T: the program's, or the runtime's when its stack shows our own code. */
-static void take_sample(struct tracked *t, const unsigned char *p, size_t n)
+static void take_sample(struct tracked *t, const unsigned char *p, size_t n, uint64_t weight)
 {
-    uint64_t weight = sample_weight;
     uint64_t ip;
     memcpy(&ip, p, 8);
     struct cg_regs r;
@@ -1342,8 +1350,18 @@ static uint64_t drain(struct tracked *t, int final)
             } else if (handler_mode || deep ? 0 : (note_late(t, c), 0),
                        __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
+                t->ev_taken = c;
+            } else if (at_rate) {
+                /* the events since the thread's last sample taken, those
+                 * of records the kernel lost meanwhile included */
+                uint64_t w = c - t->ev_taken;
+                t->ev_taken = c;
+                if (w) {
+                    take_sample(t, rec + sizeof eh, n - sizeof eh, w);
+                    got++;
+                }
             } else {
-                take_sample(t, rec + sizeof eh, n - sizeof eh);
+                take_sample(t, rec + sizeof eh, n - sizeof eh, sample_weight);
                 t->deep_pre += t->deep == 1 && !deep;
                 got++;
             }
@@ -1358,7 +1376,11 @@ static uint64_t drain(struct tracked *t, int final)
                 if (!sw || t->last_count < sw - 1)
                     v = v * first_period[t->fd] / perf_period;
             }
-            if (v) {
+            if (v && at_rate) {
+                /* their events are in the next sample's count: charged
+                 * there, not lost (said in one line at the end) */
+                cg_samples_add_merged(v);
+            } else if (v) {
                 cg_samples_add_lost(v);
                 t->lost_since += v;
             }
@@ -1452,10 +1474,60 @@ CG_OWN void cg_sampler_thread_begin(void)
         own_wait(&r->start_wait);
 }
 
+/* at_rate: T's period, set at each look to the events it counted since
+ * the last look over the samples the rate asks for in that time.  Not
+ * the kernel's frequency mode (attr.freq): a few events microseconds
+ * apart, as at a thread's start, raise its period there to thousands,
+ * and a thread whose events then come slowly is not sampled again for
+ * seconds (5 samples in a run of 3,000 faults 200 us apart, where this
+ * takes hundreds).  A period that changes by less than a quarter stays
+ * (an ioctl per thread per look saved). */
+static void rate_adjust(struct tracked *t, uint64_t now)
+{
+    uint64_t v;
+    if (!at_rate || t->fd < 0 || read(t->fd, &v, sizeof v) != (ssize_t)sizeof v)
+        return;
+    uint64_t d = v - t->rate_count, dt = now - t->rate_at;
+    int first = !t->rate_at;
+    t->rate_count = v;
+    t->rate_at = now;
+    if (first || !d || !dt)
+        return; /* no events: the period stays what it was */
+    /* events per sample at the rate: d / (hz * dt / 1e9) */
+    /* (d < 2^34 in one look: d * 10^9 fits) */
+    uint64_t want = d < (1ull << 34) ? d * 1000000000u / dt / start_hz : UINT32_MAX;
+    uint64_t p = want < 1 ? 1 : want > UINT32_MAX ? UINT32_MAX : want;
+    uint64_t cur = t->rate_period ? t->rate_period : 1;
+    if (p * 4 >= cur * 3 && p * 4 <= cur * 5)
+        return;
+    int saved = errno;
+    if (ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &p) == 0)
+        t->rate_period = p;
+    errno = saved;
+}
+
+/* at_rate: T's events since its last sample (its ring drained), which no
+ * sample will weigh if the thread ends or the profile is written now:
+ * charged to its last sample's pc and stack, so that every event is
+ * counted somewhere -- the next sample would have taken them, from
+ * wherever it came.  Written while paused: the writer's, left out. */
+static void rate_tail(struct tracked *t)
+{
+    uint64_t v;
+    if (!at_rate || t->fd < 0 || read(t->fd, &v, sizeof v) != (ssize_t)sizeof v || v <= t->ev_taken)
+        return;
+    uint64_t w = v - t->ev_taken;
+    t->ev_taken = v;
+    uintptr_t pc = t->last_pc ? t->last_pc : t->rec ? t->rec->entry : 0;
+    if (pc && cg_recording && !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
+        charge_wait(t, pc, w);
+}
+
 static void untrack(size_t i)
 {
     struct tracked *t = &trk[i];
     drain(t, 1);
+    rate_tail(t);
     if (event && event->kind == CG_EV_WALL && cg_recording)
         wait_at_end(t);
     if (cg_sampler_in_threads())
@@ -1929,6 +2001,7 @@ static void *sampler_main(void *arg)
         }
         for (size_t i = 0; i < ntrk; i++) {
             drain(&trk[i], 0);
+            rate_adjust(&trk[i], now);
             if (event && event->kind == CG_EV_WALL && cg_recording &&
                 !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 if (weight)
@@ -1941,6 +2014,7 @@ static void *sampler_main(void *arg)
                 scan();
             for (size_t i = 0; i < ntrk; i++) {
                 drain(&trk[i], 1);
+                rate_tail(&trk[i]);
                 if (cg_sampler_in_threads())
                     watch_blocked(&trk[i]);
             }
@@ -1950,6 +2024,14 @@ static void *sampler_main(void *arg)
         cg_helper_tick(now); /* writes asked for, checkpoints (endings.c) */
     }
     return NULL;
+}
+
+/* Whether EV is sampled at a rate though it counts events: a counting
+ * event with no period given (-c), sampled at HZ (profile.c writes its
+ * period as 0: each sample has its own weight). */
+int cg_sampler_at_rate(const struct cg_event *ev, unsigned hz, uint64_t period)
+{
+    return ev && ev->kind == CG_EV_PERF && !ev->is_time && !period && hz;
 }
 
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
@@ -1964,8 +2046,11 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     int timed = !ev || ev->kind == CG_EV_WALL || ev->is_time;
     time_event = ev && timed;
     with_chain = cg_kernel_frames && cg_stacks_on && ev && (ev->kind == CG_EV_WALL || ev->is_time);
+    /* a counting event without a period (-c): at the rate, as perf
+     * record samples it, each sample weighted by its count (docs/events.md) */
+    at_rate = cg_sampler_at_rate(ev, hz, period);
     perf_period = timed ? hz_ns : period ? period : ev->period;
-    sample_weight = timed ? 1 : perf_period;
+    sample_weight = timed || at_rate ? 1 : perf_period;
     /* a look every 10 ms; above 1 kHz more often (not below 1 ms), so a
      * ring holds the samples between two looks */
     tick_ns = hz > 1000 ? 10000000000u / hz : 10000000u;
@@ -1984,13 +2069,15 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
      * handler (CGPROF_STACK_SYNC=0: from the copies only, to compare) */
     /* (a signal at every sample: not above HANDLER_MAX_HZ, whatever the
      * mode asked for -- above it the threads keep their copies) */
-    sync_stacks =
-        cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig && hz <= HANDLER_MAX_HZ;
+    /* (at_rate: a sample's weight is in its record; a thread's own walk
+     * has none, so such threads keep their copies) */
+    sync_stacks = cg_stacks_on && cg_stacks_sync == 1 && ev && cg_sample_sig &&
+                  hz <= HANDLER_MAX_HZ && !at_rate;
     handler_mode = cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz &&
                    hz <= HANDLER_MAX_HZ && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */
     /* (a counting event's rate is not known: go_deep measures it) */
-    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev &&
+    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev && !at_rate &&
                   (ev->kind == CG_EV_WALL || ev->kind == CG_EV_PERF) &&
                   (!timed || (hz && hz <= HANDLER_MAX_HZ)) && cg_sample_sig;
     stack_copy = cg_stacks_on                                    ? STACK_COPY
@@ -2002,8 +2089,9 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
      * 2-CPU machine lost 52 of 6,000); a counting event's rate is
      * unknown: as many as 16 pages hold; 16 to 512 pages */
     uint64_t size = 24 + (stack_copy ? 48 + stack_copy : 0);
-    uint64_t per_tick = timed ? tick_ns / hz_ns + 1 : 0;
-    uint64_t want = 2 * per_tick * size, busy = timed ? (20000000u / hz_ns + 1) * size : 0;
+    int rated = timed || at_rate;
+    uint64_t per_tick = rated ? tick_ns / hz_ns + 1 : 0;
+    uint64_t want = 2 * per_tick * size, busy = rated ? (20000000u / hz_ns + 1) * size : 0;
     if (want < busy)
         want = busy;
     ring_pages = cg_stacks_on ? 64 : 16;

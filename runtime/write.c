@@ -775,6 +775,12 @@ static int write_locked(int final)
                    cg_event->name);
             cg_say(err == -1 ? "ring buffer: " : "perf_event_open: ", errno_text(err), "");
         }
+        uint64_t merged = cg_samples_merged();
+        if (merged)
+            cg_say(cg_utoa(merged, num + sizeof num),
+                   " samples could not be recorded where they were taken (ring buffers full): "
+                   "their events are counted in the thread's next sample; profile ",
+                   name);
         uint64_t slost = cg_samples_lost();
         if (slost)
             cg_say(cg_utoa(slost, num + sizeof num),

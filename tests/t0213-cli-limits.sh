@@ -46,6 +46,12 @@ test_expect "record -c: 1 and 2^64-1 accepted; 0, -1 and 2^64 refused naming -c"
     done
 "
 
+# a counting event is sampled at a rate (-F) or every N events (-c)
+test_expect "record -e page-faults: -F alone and -c alone accepted; both together refused naming them" "
+    accepted -e page-faults -F 4000 && accepted -e page-faults -c 7 &&
+    refused '-F and -c' $CGPROF record -e page-faults -F 4000 -c 7 -o never.data ./nocalls
+"
+
 test_expect "record --checkpoint: 0 and 86400000 accepted; 86400001 and -1 refused naming it" "
     accepted --checkpoint 0 && accepted --checkpoint 86400000 &&
     for v in 86400001 -1 1.5; do

@@ -106,6 +106,46 @@ void cg_output_init(void)
 static int kept_dir = -1, kept_file = -1;
 static char kept_base[256]; /* the profile's name in kept_dir */
 
+/* A descriptor held for the profile itself (/dev/null, its device and
+ * inode kept to tell it from a descriptor of the program's that took its
+ * number after a close it did not know was ours): a program whose
+ * threads' perf events, or its own files, use every descriptor its limit
+ * allows would leave none to write the profile with (EMFILE: 512 threads
+ * under `ulimit -n 300` on a loaded machine, where the events of the
+ * threads gone were not all closed yet).  Given up for the write's open,
+ * taken again after. */
+static int spare_out = -1;
+static dev_t spare_dev;
+static ino_t spare_ino;
+
+static void spare_take(void)
+{
+    struct stat st;
+    if (spare_out >= 0)
+        return;
+    spare_out = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (spare_out >= 0 && fstat(spare_out, &st) == 0) {
+        spare_dev = st.st_dev;
+        spare_ino = st.st_ino;
+    } else if (spare_out >= 0) {
+        close(spare_out);
+        spare_out = -1;
+    }
+}
+
+/* Gives the spare up for an open that failed with EMFILE: 1 if it was
+ * ours and is closed now (try again), else 0. */
+static int spare_give(void)
+{
+    struct stat st;
+    int fd = spare_out;
+    spare_out = -1;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != spare_dev || st.st_ino != spare_ino)
+        return 0;
+    close(fd);
+    return 1;
+}
+
 static void forget_kept(void)
 {
     if (kept_file >= 0)
@@ -316,6 +356,8 @@ static int store_path(const char *name, const char *buf, size_t len)
     else
         tmp_name(tmp, sizeof tmp, name);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EMFILE && spare_give())
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         say_failure(name, errno, NULL);
         return -1;
@@ -340,6 +382,7 @@ static int store_path(const char *name, const char *buf, size_t len)
         say_failure(name, err, NULL);
         return -1;
     }
+    spare_take(); /* again, if it was given up */
     error_said = 0;
     return 0;
 }
@@ -349,6 +392,7 @@ static int store_path(const char *name, const char *buf, size_t len)
 int cg_output_check(void)
 {
     char name[4200], tmp[4300];
+    spare_take();
     output_name(name, sizeof name);
     const char *why;
     int in_place;

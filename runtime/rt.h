@@ -187,6 +187,9 @@ struct cg_thread_rec {
      * and when it ended, + 1; 0 unknown.  Its start routine (threads.c), or 0 */
     uint64_t start_wait, end_wait;
     uintptr_t entry;
+    /* atomic: 1 while the thread could not open its own event and the
+     * sampler has not opened one for it (counted unsampled meanwhile) */
+    int open_failed;
 };
 struct cg_thread_rec *cg_thread_rec_self(void) CG_HIDDEN;
 struct cg_thread_rec *cg_thread_rec_of(pid_t tid) CG_HIDDEN;

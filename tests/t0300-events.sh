@@ -144,7 +144,11 @@ test_expect "-e page-faults -c 16: a counting event, samples weighted by the per
 # faults itself and draws which function takes each chunk (or fault) at
 # random, 2 to 1, so a share varies as the samples' draws do: about 2,000
 # samples at 4 kHz put its deviation near a point, 1,000 at the default
-# rate on the slow run 1.5 points.
+# rate on the slow run 1.5 points.  fa's and fb's total within 2% below
+# (a sample whose stack runs through the runtime's own code -- a table's
+# growth, a checkpoint -- gives its whole weight to the runtime's share:
+# 0.8% of a burst run beside a loaded full check) and 0.5% above (faults
+# elsewhere charged to their samples).
 # fault_shares TOL: out (the program's counts) against flat (the report)
 fault_shares() {
     awk -v tol="$1" 'FNR == NR { a = $2; b = $4; next }
@@ -153,7 +157,7 @@ fault_shares() {
             printf "program: fa %d fb %d; profile: fa %d fb %d\n", a, b, fa, fb
             if (!t || !got) exit 1
             d = fa / got * 100 - a / t * 100
-            exit !(got >= t * 0.995 && got <= t * 1.005 + 50 && d < tol && -d < tol) }' out flat
+            exit !(got >= t * 0.98 && got <= t * 1.005 + 50 && d < tol && -d < tol) }' out flat
 }
 test_expect "-e page-faults without -c: 300,000 faults in bursts, every one counted, each function's share within 5 points" "
     rm -f cgprof.data && $CGPROF record -e page-faults -F 4000 ./faults 300000 >out 2>err &&

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "perfwait.h"
+
 #define REGION (8L << 20)
 #define CHUNK 64
 
@@ -65,25 +67,11 @@ static void spin_us(long us)
     while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
 
-static int perf_mapped(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, "perf_event") != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
-
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000;
     int slow = argc > 2 && strcmp(argv[2], "slow") == 0;
-    struct timespec pause = {0, 10000000L};
-    for (int i = 0; i < 1000 && !perf_mapped(); i++)
-        nanosleep(&pause, NULL);
+    wait_perf_mapped();
     page = sysconf(_SC_PAGESIZE);
     npages = REGION / page;
     region = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -14,8 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "perfwait.h"
+
 #define REGION (4L << 20)
-#define PASS 256
+#define PASS   256
 
 __attribute__((noinline)) void touch_pages(volatile char *p, long npages, long step)
 {
@@ -23,28 +25,12 @@ __attribute__((noinline)) void touch_pages(volatile char *p, long npages, long s
         p[i * step] = 1;
 }
 
-/* whether a perf event's ring buffer is mapped into this process: the
- * event counts from the moment it is opened, but its samples have nowhere
- * to go until then */
-static int perf_mapped(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, "perf_event") != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
-
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000;
     long page = sysconf(_SC_PAGESIZE);
     struct timespec pause = {0, 10000000L};
-    for (int i = 0; i < 1000 && !perf_mapped(); i++)
-        nanosleep(&pause, NULL);
+    wait_perf_mapped();
     char *p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED || madvise(p, REGION, MADV_NOHUGEPAGE) != 0)
         return 1;

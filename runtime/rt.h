@@ -302,6 +302,7 @@ uint64_t cg_samples_merged(void) CG_HIDDEN;
 /* sampler.c: the sampler thread (perf events, wall) */
 int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period) CG_HIDDEN;
 int cg_sampler_at_rate(const struct cg_event *ev, unsigned hz, uint64_t period) CG_HIDDEN;
+uint64_t cg_sampler_throttled(void) CG_HIDDEN;
 int cg_sampler_running(void) CG_HIDDEN; /* in this process */
 int cg_sampler_here(void) CG_HIDDEN;    /* called on the sampler thread */
 void cg_sampler_thread_created(void) CG_HIDDEN;

@@ -819,6 +819,12 @@ static int write_locked(int final)
                    cg_event->name);
             cg_say(err == -1 ? "ring buffer: " : "perf_event_open: ", errno_text(err), "");
         }
+        uint64_t thr = cg_sampler_throttled();
+        if (thr)
+            cg_say(cg_utoa(thr, num + sizeof num),
+                   " throttlings of the event by the kernel (too many samples in a tick): "
+                   "what it counted meanwhile is lost; profile ",
+                   name);
         uint64_t merged = cg_samples_merged();
         if (merged)
             cg_say(cg_utoa(merged, num + sizeof num),

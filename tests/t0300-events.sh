@@ -142,9 +142,11 @@ test_expect "-e page-faults -c 16: a counting event, samples weighted by the per
 # wherever the samples fall -- at -c 1 (the old default) this 300,000-
 # fault run lost most of its samples.  faults.c counts each function's
 # faults itself and draws which function takes each chunk (or fault) at
-# random, 2 to 1, so a share varies as the samples' draws do: about 2,000
-# samples at 4 kHz put its deviation near a point, 1,000 at the default
-# rate on the slow run 1.5 points.  fa's and fb's total within 2% below
+# random, 2 to 1, so a share varies as the samples' draws do: the burst
+# run's 1,700 or so samples at the default rate put its deviation near a
+# point, the slow run's 1,000 at 1.5 points.  (At -F 4000, 8 KB of stack
+# copied with each sample, the kernel throttled the event now and then on
+# this VM, and it counts nothing while throttled: said, but not counted.)  fa's and fb's total within 2% below
 # (a sample whose stack runs through the runtime's own code -- a table's
 # growth, a checkpoint -- gives its whole weight to the runtime's share:
 # 0.8% of a burst run beside a loaded full check) and 0.5% above (faults
@@ -159,12 +161,12 @@ fault_shares() {
             d = fa / got * 100 - a / t * 100
             exit !(got >= t * 0.98 && got <= t * 1.005 + 50 && d < tol && -d < tol) }' out flat
 }
-test_expect "-e page-faults without -c: 300,000 faults in bursts, every one counted, each function's share within 5 points" "
-    rm -f cgprof.data && $CGPROF record -e page-faults -F 4000 ./faults 300000 >out 2>err &&
+test_expect "-e page-faults without -c: 1,000,000 faults in bursts, every one counted, each function's share within 5 points" "
+    rm -f cgprof.data && $CGPROF record -e page-faults ./faults 1000000 >out 2>err &&
     $CGPROF report -b -p >flat 2>>err && cat out err && fault_shares 5 &&
     merged=\$(sed -n 's/^cgprof: \\([0-9]*\\) samples could not be recorded where.*/\\1/p' err) &&
     echo \"records the rings could not hold: \${merged:-0} (their events in later samples)\" &&
-    test \${merged:-0} -lt 50000
+    test \${merged:-0} -lt 20000
 "
 # the samples' periods follow the thread's rate of events (each look of
 # the sampler's): at 1 Hz, after its first look, the slow run's 3,000

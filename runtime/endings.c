@@ -358,8 +358,11 @@ static int run_exec(execve_fn fn, fexecve_fn ffn, const char *path, int fd, char
     /* an image built with -pg leaves its profile, and the next one writes
      * NAME.execN; one without -pg (a shell that execs the program) leaves
      * nothing, and the program keeps the name */
-    if (cg_inert) /* the executable's runtime (its exec, which called this one) tells the next image */
-        return fn ? fn(path, argv, envp) : ffn ? ffn(fd, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
+    if (cg_inert) /* the executable's runtime (its exec, which called this one) tells the next image
+                   */
+        return fn    ? fn(path, argv, envp)
+               : ffn ? ffn(fd, argv, envp)
+                     : (int)syscall(SYS_execve, path, argv, envp);
     int writes = __atomic_load_n(&cg_instrumented, __ATOMIC_RELAXED);
     int wrote = writes;
     if (wrote)

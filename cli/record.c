@@ -448,8 +448,9 @@ int cmd_record(int argc, char **argv)
         return 2;
     }
     if (o.have_hz && o.period) {
-        fprintf(stderr, "cgprof record: -F and -c together: sample %s at a rate (-F) or every N "
-                        "events (-c), not both\n",
+        fprintf(stderr,
+                "cgprof record: -F and -c together: sample %s at a rate (-F) or every N "
+                "events (-c), not both\n",
                 o.event->name);
         return 2;
     }

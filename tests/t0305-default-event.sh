@@ -177,7 +177,9 @@ if test $default = cpu-clock; then
     # program's; without the cap, minutes), the profile's rate is the one
     # said, and the machine delivers it -- samples for at least 80% of the
     # thread's CPU time at that rate (a rate the interrupts cannot keep up
-    # with skips periods).
+    # with skips periods).  The one line is the rate's: a line saying that
+    # a few samples were lost besides (a full ring, on a loaded machine:
+    # 5 of 20,573 at 40 kHz on a VM whose interrupts cost 6 us) may follow.
     test_expect "-F 100000 where a sample costs more than its period: the rate comes down, said in one line" "
         cpu_of() { python3 -c 'import resource,subprocess,sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
@@ -195,7 +197,7 @@ print(\"%d samples for %.3f s of CPU at %d Hz: %.1f%% of the rate\" % (s, c, hz,
 print(int(hz) if s >= 0.8 * c * hz else 0)' hi.json) &&
         echo \"profile's rate \$rate\" && test \$rate -gt 0 &&
         if grep -q 'timer interrupt costs' err; then
-            test \$(grep -c . err) -eq 1 &&
+            test \$(grep -v 'samples could not be recorded' err | grep -c .) -eq 1 &&
             grep -q \"^cgprof: -F 100000 (CGPROF_FREQ): each cpu-clock sample's timer interrupt costs [0-9]* us of CPU here, a whole sample about twice that: sampling at \$rate Hz\" err &&
             test \$rate -ge 10000 && test \$rate -lt 100000
         else

@@ -191,18 +191,29 @@ module_shares() {
 if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$WORK/probe.data" true 2>/dev/null; then
     test_skip "shares across libraries against perf" "no perf, or perf cannot record here"
 else
-    # cpu-clock, a true 1 kHz like perf's own: as many samples as perf takes
-    test_expect "executable, linked and dlopen'ed libraries, libc: within 4 points of perf" "
-        rm -f cgprof.data && $CGPROF record -e cpu-clock ./mixlib ./plugin.so 10 >/dev/null &&
+    # cpu-clock, a true 1 kHz like perf's own: as many samples as perf
+    # takes.  Each is held to the program's own measure of the same run
+    # (mixlib times its parts on its thread's CPU clock): the modules' work
+    # differs in kind (memmove against arithmetic), and beside a loaded
+    # full check their shares moved between two runs by 6 points, so one
+    # run's shares cannot stand for another's.
+    # truth_near OURS TRUTH: each module's share within 4 points
+    truth_near() {
+        for m in mixlib libwork.so plugin.so libc.so.6; do
+            near "$(awk -v m=$m '$1 == m { print $2 }' "$1")" \
+                "$(awk -v m=$m '{ for (i = 2; i < NF; i += 2) if ($i == m) print $(i + 1) }' "$2")" 4 || return 1
+        done
+    }
+    test_expect "executable, linked and dlopen'ed libraries, libc: within 4 points of the program's own measure, and so is perf" "
+        rm -f cgprof.data && $CGPROF record -e cpu-clock ./mixlib ./plugin.so 10 >t.ours &&
         $CGPROF report -b -p | module_shares >ours &&
-        perf record -q -e cpu-clock -o p.data ./mixlib ./plugin.so 10 >/dev/null 2>&1 &&
+        perf record -q -e cpu-clock -o p.data ./mixlib ./plugin.so 10 >t.perf 2>/dev/null &&
         perf report -i p.data --stdio --sort dso 2>/dev/null |
             awk '\$1 ~ /%\$/ && \$2 !~ /kernel/ { v = \$1; sub(/%/, \"\", v); print \$2, v }' >perfs &&
-        total=\$(awk '{ s += \$2 } END { print s }' perfs) && cat ours perfs &&
-        for m in mixlib libwork.so plugin.so libc.so.6; do
-            near \"\$(awk -v m=\$m '\$1 == m { print \$2 }' ours)\" \
-                 \"\$(awk -v m=\$m -v t=\$total '\$1 == m { print \$2 * 100 / t }' perfs)\" 4 || exit 1
-        done
+        total=\$(awk '{ s += \$2 } END { print s }' perfs) &&
+        awk -v t=\$total '{ print \$1, \$2 * 100 / t }' perfs >perfn &&
+        echo cgprof: && cat ours && grep shares t.ours && echo perf: && cat perfn && grep shares t.perf &&
+        truth_near ours t.ours && truth_near perfn t.perf
     "
 fi
 

@@ -330,7 +330,7 @@ CG_OWN uint64_t cg_random64(pid_t tid)
 static int phase_on(void)
 {
     if (at_rate)
-        return 0; /* the kernel sets the period, starting from 1 */
+        return 0; /* its period follows the thread's events (rate_adjust) */
     int timed = event->kind == CG_EV_WALL || event->is_time;
     return perf_period >= (timed ? 100000u : 2u);
 }
@@ -1361,7 +1361,8 @@ static uint64_t drain(struct tracked *t, int final)
             } else if (handler_mode || deep ? 0 : (note_late(t, c), 0),
                        __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE)) {
                 /* the profile is being written: not the program's time */
-                t->ev_taken = c;
+                if (c > t->ev_taken)
+                    t->ev_taken = c;
             } else if (at_rate) {
                 /* the events since the thread's last sample taken, those
                  * of records the kernel lost meanwhile included */

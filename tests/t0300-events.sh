@@ -147,9 +147,9 @@ test_expect "-e page-faults -c 16: a counting event, samples weighted by the per
 # point, the slow run's 1,000 at 1.5 points.  (At -F 4000, 8 KB of stack
 # copied with each sample, the kernel throttled the event now and then on
 # this VM, and it counts nothing while throttled: said, but not counted.)  fa's and fb's total within 2% below
-# (a sample whose stack runs through the runtime's own code -- a table's
-# growth, a checkpoint -- gives its whole weight to the runtime's share:
-# 0.8% of a burst run beside a loaded full check) and 0.5% above (faults
+# (the kernel throttles an event that overflows too often in a tick, and
+# counts nothing until the next: the event's own final count came out up
+# to 1.3% short at -F 4000, said in one line) and 0.5% above (faults
 # elsewhere charged to their samples).
 # fault_shares TOL: out (the program's counts) against flat (the report)
 fault_shares() {

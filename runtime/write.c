@@ -73,6 +73,14 @@ static const char *errno_text(int e)
 }
 
 /* Formats v in decimal ending just before `end`; returns the first char. */
+/* "cgprof: N TEXT NAME", if N is not 0 */
+static void say_count(uint64_t n, const char *text, const char *name)
+{
+    char num[24];
+    if (n)
+        cg_say(cg_utoa(n, num + sizeof num), text, name);
+}
+
 char *cg_utoa(uint64_t v, char *end)
 {
     char *p = end;
@@ -801,17 +809,13 @@ static int write_locked(int final)
     uint64_t unsampled = __atomic_load_n(&cg_unsampled_threads, __ATOMIC_RELAXED) - vm_children;
     if (final && !problems_said) {
         problems_said = 1;
-        if (vm_children)
-            cg_say(cg_utoa(vm_children, num + sizeof num),
-                   " processes made by clone(CLONE_VM) shared this one's memory: their calls are "
-                   "counted in it, their CPU time was not sampled; profile ",
-                   name);
-        if (unsampled)
-            cg_say(cg_utoa(unsampled, num + sizeof num),
-                   " threads could not be given a CPU timer and were not sampled; profile ", name);
-        if (lost)
-            cg_say(cg_utoa(lost, num + sizeof num),
-                   " calls could not be recorded (out of memory); the count is in ", name);
+        say_count(vm_children,
+                  " processes made by clone(CLONE_VM) shared this one's memory: their calls are "
+                  "counted in it, their CPU time was not sampled; profile ",
+                  name);
+        say_count(unsampled,
+                  " threads could not be given a CPU timer and were not sampled; profile ", name);
+        say_count(lost, " calls could not be recorded (out of memory); the count is in ", name);
         int err = 0;
         uint64_t unopened = cg_sampler_unsampled(&err);
         if (unopened) {
@@ -819,23 +823,17 @@ static int write_locked(int final)
                    cg_event->name);
             cg_say(err == -1 ? "ring buffer: " : "perf_event_open: ", errno_text(err), "");
         }
-        uint64_t thr = cg_sampler_throttled();
-        if (thr)
-            cg_say(cg_utoa(thr, num + sizeof num),
-                   " throttlings of the event by the kernel (too many samples in a tick): "
-                   "what it counted meanwhile is lost; profile ",
-                   name);
-        uint64_t merged = cg_samples_merged();
-        if (merged)
-            cg_say(cg_utoa(merged, num + sizeof num),
-                   " samples could not be recorded where they were taken (ring buffers full): "
-                   "their events are counted in the thread's next sample; profile ",
-                   name);
-        uint64_t slost = cg_samples_lost();
-        if (slost)
-            cg_say(cg_utoa(slost, num + sizeof num),
-                   " samples could not be recorded (ring buffers full, or out of memory); profile ",
-                   name);
+        say_count(cg_sampler_throttled(),
+                  " throttlings of the event by the kernel (too many samples in a tick): "
+                  "what it counted meanwhile is lost; profile ",
+                  name);
+        say_count(cg_samples_merged(),
+                  " samples could not be recorded where they were taken (ring buffers full): "
+                  "their events are counted in the thread's next sample; profile ",
+                  name);
+        say_count(cg_samples_lost(),
+                  " samples could not be recorded (ring buffers full, or out of memory); profile ",
+                  name);
     }
     rc = 0;
 out_buf:

@@ -175,7 +175,6 @@ static int64_t late_ns;                /* atomic: time events' samples came late
 static int time_event;                 /* the perf event counts time (cpu-clock, wall) */
 static int with_chain;                 /* records carry the kernel's callchain */
 static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
-static int spare_fd = -1; /* kept for the scan when the program's threads use every descriptor */
 
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
  * (atomic).  Read by the signal handler to tell our signals from strays. */
@@ -1643,14 +1642,10 @@ static void scan(void)
     size_t nfresh = 0;
     for (size_t i = 0; i < ntrk; i++)
         trk[i].seen = 0;
-    int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     /* every descriptor taken (RLIMIT_NOFILE: one event per thread): the
-     * spare one, so that the events of threads gone are still closed */
-    if (dir < 0 && errno == EMFILE && spare_fd >= 0) {
-        close(spare_fd);
-        spare_fd = -1;
-        dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    }
+     * runtime's reserve, so that the events of threads gone are still
+     * closed */
+    int dir = cg_open_reserved("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (dir < 0)
         return;
     char buf[4096];
@@ -1676,8 +1671,7 @@ static void scan(void)
         }
     }
     close(dir);
-    if (spare_fd < 0)
-        spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    cg_reserve_take();
     /* in this order: a thread listed above whose creator counted it in
      * `starting` either still counts (and waits) or has put its event in
      * a slot before it stopped counting, and take_slots finds it */
@@ -2081,6 +2075,7 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     /* a counting event without a period (-c): at the rate, as perf
      * record samples it, each sample weighted by its count (docs/events.md) */
     at_rate = cg_sampler_at_rate(ev, hz, period);
+    cg_reserve_take(); /* for the scan, when the program's threads take every descriptor */
     perf_period = timed ? hz_ns : period ? period : ev->period;
     sample_weight = timed || at_rate ? 1 : perf_period;
     /* a look every 10 ms; above 1 kHz more often (not below 1 ms), so a

@@ -114,44 +114,54 @@ void cg_output_init(void)
 static int kept_dir = -1, kept_file = -1;
 static char kept_base[256]; /* the profile's name in kept_dir */
 
-/* A descriptor held for the profile itself (/dev/null, its device and
- * inode kept to tell it from a descriptor of the program's that took its
- * number after a close it did not know was ours): a program whose
- * threads' perf events, or its own files, use every descriptor its limit
- * allows would leave none to write the profile with (EMFILE: 512 threads
- * under `ulimit -n 300` on a loaded machine, where the events of the
- * threads gone were not all closed yet).  Given up for the write's open,
- * taken again after. */
+/* One descriptor held in reserve (/dev/null) for the runtime's own opens
+ * when the program's threads' perf events, or its own files, use every
+ * descriptor its limit allows: the profile's write (else lost: 512
+ * threads under `ulimit -n 300` on a loaded machine, the events of the
+ * threads gone not yet all closed) and the sampler's scan of
+ * /proc/self/task (which closes those events).  Given up for an open that
+ * fails with EMFILE, taken again after.  Before it is closed it is told
+ * from a descriptor of the program's that took its number (a close it did
+ * not know was ours) by /dev/null's device and inode.  Atomic: the writer
+ * and the sampler thread may both want it. */
 static int spare_out = -1;
 static dev_t spare_dev;
 static ino_t spare_ino;
 
-static void spare_take(void)
+void cg_reserve_take(void)
 {
     struct stat st;
-    if (spare_out >= 0)
+    if (__atomic_load_n(&spare_out, __ATOMIC_ACQUIRE) >= 0)
         return;
-    spare_out = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (spare_out >= 0 && fstat(spare_out, &st) == 0) {
-        spare_dev = st.st_dev;
-        spare_ino = st.st_ino;
-    } else if (spare_out >= 0) {
-        close(spare_out);
-        spare_out = -1;
-    }
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    int none = -1;
+    if (fstat(fd, &st) != 0 || (spare_dev = st.st_dev, spare_ino = st.st_ino, 0) ||
+        !__atomic_compare_exchange_n(&spare_out, &none, fd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        close(fd);
 }
 
-/* Gives the spare up for an open that failed with EMFILE: 1 if it was
- * ours and is closed now (try again), else 0. */
+/* Gives the spare up: 1 if it was ours and is closed now (try again). */
 static int spare_give(void)
 {
     struct stat st;
-    int fd = spare_out;
-    spare_out = -1;
+    int fd = __atomic_exchange_n(&spare_out, -1, __ATOMIC_ACQ_REL);
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != spare_dev || st.st_ino != spare_ino)
         return 0;
     close(fd);
     return 1;
+}
+
+/* open(2), with the reserve given up and the open tried again if every
+ * descriptor is taken (EMFILE); the caller takes the reserve again once
+ * it has closed what it opened (cg_reserve_take). */
+int cg_open_reserved(const char *path, int flags, mode_t mode)
+{
+    int fd = open(path, flags, mode);
+    if (fd < 0 && errno == EMFILE && spare_give())
+        fd = open(path, flags, mode);
+    return fd;
 }
 
 static void forget_kept(void)
@@ -363,9 +373,7 @@ static int store_path(const char *name, const char *buf, size_t len)
         copy(tmp, name, sizeof tmp);
     else
         tmp_name(tmp, sizeof tmp, name);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0 && errno == EMFILE && spare_give())
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = cg_open_reserved(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         say_failure(name, errno, NULL);
         return -1;
@@ -373,13 +381,16 @@ static int store_path(const char *name, const char *buf, size_t len)
     if (write_all(fd, buf, len) != 0) {
         err = errno;
         close(fd);
+        cg_reserve_take();
         if (!in_place)
             unlink(tmp);
         say_failure(name, err, NULL);
         return -1;
     }
-    if (close(fd) != 0 && !in_place) {
-        err = errno;
+    int closed = close(fd);
+    err = errno;
+    cg_reserve_take(); /* again, if it was given up */
+    if (closed != 0 && !in_place) {
         unlink(tmp);
         say_failure(name, err, NULL);
         return -1;
@@ -390,7 +401,6 @@ static int store_path(const char *name, const char *buf, size_t len)
         say_failure(name, err, NULL);
         return -1;
     }
-    spare_take(); /* again, if it was given up */
     error_said = 0;
     return 0;
 }
@@ -400,7 +410,7 @@ static int store_path(const char *name, const char *buf, size_t len)
 int cg_output_check(void)
 {
     char name[4200], tmp[4300];
-    spare_take();
+    cg_reserve_take();
     output_name(name, sizeof name);
     const char *why;
     int in_place;

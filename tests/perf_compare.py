@@ -17,19 +17,24 @@ Both sides are made comparable the way cgprof's report is defined:
     frames it came from, as cgprof charges it);
   - shares are of the time under `main` on each side, so the start-up,
     loader and exit work perf also sees (exec, ld.so) do not matter;
-  - leaf functions perf cannot unwind out of are left out of both.
+  - leaf functions perf cannot unwind out of are left out of both;
+  - names of one address (aliases: glibc's weak snprintf and global
+    __snprintf) are one function: each side's name is taken to the
+    first, sorted, of the names binutils' nm gives the address in the dso
+    perf named (perf prefers global names, gprof and cgprof others).
 
 Every function at MIN_SHARE% or more of main's time in perf (default 5)
 must be in cgprof under the same name, its share within TOLERANCE points
 (default 4).  COMM: only perf's samples of that command.  Prints the table; exits 1 on a mismatch.
 """
+import subprocess
 import sys
 
 
 def perf_samples(path, comm=None):
     """Each sample's user frames, innermost first, as (symbol, dso); only
     the samples of command COMM if given (the header's first word)."""
-    samples, cur, in_sample, keep = [], [], False, True
+    samples, cur, in_sample, keep, dsos = [], [], False, True, set()
     with open(path, errors="replace") as f:
         for line in f:
             if not line.strip():
@@ -53,9 +58,36 @@ def perf_samples(path, comm=None):
                 continue  # kernel (and vdso-like) frames
             sym = rest.split("+0x")[0].strip()
             cur.append((sym, dso))
+            dsos.add(dso)
     if in_sample and keep:
         samples.append(cur)
-    return samples
+    return samples, dsos
+
+
+def aliases(dsos):
+    """Each function name defined at an address that has other names too,
+    in any of DSOS (paths), to the first of those names, sorted."""
+    canon = {}
+    for dso in dsos:
+        if not dso.startswith("/"):
+            continue
+        at = {}
+        for flags in (["-D"], []):
+            try:
+                out = subprocess.run(["nm", "--defined-only"] + flags + [dso], capture_output=True,
+                                     text=True).stdout
+            except OSError:
+                continue
+            for line in out.splitlines():
+                f = line.split()
+                if len(f) == 3 and f[1] in "TtWi":
+                    at.setdefault(int(f[0], 16), set()).add(f[2].split("@")[0])
+        for names in at.values():
+            if len(names) > 1:
+                first = sorted(names)[0]
+                for n in names:
+                    canon.setdefault(n, first)
+    return canon
 
 
 def cgprof_samples(path):
@@ -91,14 +123,16 @@ def main():
     comm = sys.argv[5] if len(sys.argv) > 5 else None
 
     perf, own = [], 0
-    for frames in perf_samples(perf_path, comm):
+    psamples, dsos = perf_samples(perf_path, comm)
+    canon = aliases(dsos)
+    for frames in psamples:
         if not frames:
             continue
         leaf, leaf_dso = frames[0]
         if leaf in ("mcount", "_mcount", "__fentry__") or "libcgprof" in leaf_dso:
             own += 1
             continue
-        perf.append(([s for s, _ in frames], 1))
+        perf.append(([canon.get(s, s) for s, _ in frames], 1))
     # perf's unwinder cannot step out of some functions (glibc's
     # _int_malloc here: one frame, nothing above): where more than a fifth
     # of perf's samples in a leaf function end without reaching main, that
@@ -110,7 +144,7 @@ def main():
             failed[frames[0]] = failed.get(frames[0], 0) + 1
     skip = {f for f, n in failed.items() if n > tried[f] / 5}
     p_share, p_n = shares(perf, skip)
-    c_share, c_n = shares(cgprof_samples(cg_path), skip)
+    c_share, c_n = shares([([canon.get(s, s) for s in f], n) for f, n in cgprof_samples(cg_path)], skip)
     if p_n < 500 or c_n < 500:
         print("too few samples under main: perf %d, cgprof %d" % (p_n, c_n))
         return 1

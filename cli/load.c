@@ -263,6 +263,14 @@ static void unsampled_time_check(const struct cgdata *d, const char *path, const
 
 void load_say_unsampled(const struct load_profile *p, const char *cmd)
 {
+    /* after the report, as the notes below: a profile refused on reading
+     * gets its one line of error alone */
+    if (p->d.lost_samples)
+        fprintf(stderr, "%s: warning: %llu samples were lost by the runtime\n", cmd,
+                (unsigned long long)p->d.lost_samples);
+    if (p->d.unsampled_threads)
+        fprintf(stderr, "%s: warning: %llu threads could not be sampled\n", cmd,
+                (unsigned long long)p->d.unsampled_threads);
     if (p->cgdata && p->path)
         unsampled_time_check(&p->d, p->path, cmd);
     if (p->own_share >= 0.05) /* never "0.0%" */
@@ -338,12 +346,6 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
                     "never fired)%s\n",
                     cmd, esc_text(path), nocalls);
     }
-    if (d->lost_samples)
-        fprintf(stderr, "%s: warning: %llu samples were lost by the runtime\n", cmd,
-                (unsigned long long)d->lost_samples);
-    if (d->unsampled_threads)
-        fprintf(stderr, "%s: warning: %llu threads could not be sampled\n", cmd,
-                (unsigned long long)d->unsampled_threads);
     p->path = path;
     /* the profiler's own call counting is left out, as gprof leaves out
      * mcount; say how much it was */

@@ -355,6 +355,8 @@ void cg_say(const char *a, const char *b, const char *c) CG_HIDDEN;
 /* write.c: a descriptor held in reserve for the runtime's own opens */
 int cg_open_reserved(const char *path, int flags, mode_t mode) CG_HIDDEN;
 void cg_reserve_take(void) CG_HIDDEN;
+int cg_reserve_borrow(void) CG_HIDDEN;
+void cg_reserve_return(int fd) CG_HIDDEN;
 /* ratecap.c: above 10 kHz, cg_hz lowered to what a perf clock can sample
  * at here without taking more than half the CPU (said in one line) */
 void cg_rate_check(void) CG_HIDDEN;

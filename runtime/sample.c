@@ -134,7 +134,7 @@ void cg_sample_count_pc(uintptr_t pc, uint32_t weight)
 {
     struct cg_tls *t = &cg_tls;
     if (!t->rec) /* a thread whose event the sampler opened: its record */
-        t->rec = cg_thread_rec_of((pid_t)syscall(SYS_gettid));
+        cg_thread_rec_self();
     count_pc(pc, weight);
     if (t->rec)
         __atomic_add_fetch(&t->rec->taken, 1, __ATOMIC_RELAXED);

@@ -166,15 +166,18 @@ static unsigned flush_req, flush_done; /* atomic handshake with the writer */
 static int perf_errno;                 /* first perf_event_open failure */
 static uint64_t unsampled;             /* threads the event could not be opened for */
 static uint64_t throttled;             /* atomic: at_rate, times the kernel throttled an event */
-static uint64_t self_unsampled;        /* atomic: threads whose own open failed, not opened since */
-static int starting;                   /* atomic: threads created, not yet handed over */
-static int kernel_denied;              /* atomic: kernel-mode samples not permitted */
-static uint64_t start_cpu_ns;          /* atomic: program threads' CPU in our set-up */
-static uint64_t before_cpu_ns;         /* atomic: their CPU before they were sampled */
-static int64_t late_ns;                /* atomic: time events' samples came late by */
-static int time_event;                 /* the perf event counts time (cpu-clock, wall) */
-static int with_chain;                 /* records carry the kernel's callchain */
-static uint64_t hold_since;            /* a scan first left new threads alone, or 0 */
+static uint64_t self_unsampled;   /* atomic: threads whose open failed (their own or a scan's), not
+                                     opened since */
+static int starting;              /* atomic: threads created, not yet handed over */
+static int kernel_denied;         /* atomic: kernel-mode samples not permitted */
+static uint64_t start_cpu_ns;     /* atomic: program threads' CPU in our set-up */
+static uint64_t before_cpu_ns;    /* atomic: their CPU before they were sampled */
+static int64_t late_ns;           /* atomic: time events' samples came late by */
+static int time_event;            /* the perf event counts time (cpu-clock, wall) */
+static int with_chain;            /* record --kernel: the kernel's frames kept */
+static int chain_rec;             /* records carry the kernel's callchain */
+static uint64_t irqw_lo, irqw_hi; /* the kernel's irq_work entry (kallsyms), or 0 */
+static uint64_t hold_since;       /* a scan first left new threads alone, or 0 */
 
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
  * (atomic).  Read by the signal handler to tell our signals from strays. */
@@ -463,10 +466,12 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
      * cannot lock onto the handler event's (kernel_keep) */
     if (h >= 0)
         a.sample_period = KERNEL_PERIOD;
-    /* record --kernel: the kernel's frames of a sample taken in it (the
-     * user frames come from the copy, as always); every event's records
-     * have the same layout, with or without kernel samples */
-    if (with_chain) {
+    /* the kernel's frames of a sample taken in it: kept with record
+     * --kernel (the user frames come from the copy, as always), and
+     * beside handler events read for where the kernel was entered from
+     * (in_signal_path); every event's records have the same layout, with
+     * or without kernel samples */
+    if (chain_rec) {
         a.sample_type |= PERF_SAMPLE_CALLCHAIN;
         a.exclude_callchain_user = 1;
     }
@@ -923,7 +928,7 @@ static size_t regs_offset(const unsigned char *p, size_t n, const unsigned char 
 {
     *ips = NULL;
     *nr = 0;
-    if (!with_chain)
+    if (!chain_rec)
         return 16;
     uint64_t k = 0;
     if (n >= 24)
@@ -1318,6 +1323,84 @@ static int wait_for_snapshot(struct tracked *t, const unsigned char *p, size_t n
     return 0;
 }
 
+/* Whether the kernel-mode sample record P (N bytes) of a thread with a
+ * handler event was taken on the kernel's way back to user mode from the
+ * irq_work interrupt -- the one that sends a handler event's signal --
+ * entered from user mode: its outermost kernel frame is the irq_work
+ * entry (irqw_lo, from /proc/kallsyms at start).  Such a tick of the ring
+ * event fell in the time the handler event's own overflow took (the
+ * interrupt, the signal's delivery), time the handler event's ticks never
+ * fall in, one period on: each handler sample stands for it already, and
+ * counting these too put deep threads 1-5% over their CPU time
+ * (docs/stacks.md).  Other interrupts from user mode are the thread's
+ * time like any other, sampled alike by both events. */
+static int in_signal_path(const unsigned char *p, size_t n)
+{
+    if (!irqw_lo)
+        return 0;
+    const unsigned char *ips;
+    uint64_t nr, a;
+    regs_offset(p, n, &ips, &nr);
+    for (uint64_t i = nr; i-- > 0;) {
+        memcpy(&a, ips + 8 * i, 8);
+        if (a >= (uint64_t)PERF_CONTEXT_MAX)
+            continue; /* perf's context markers */
+        return a >= irqw_lo && a < irqw_hi;
+    }
+    return 0;
+}
+
+/* Finds the kernel's irq_work interrupt entry in /proc/kallsyms
+ * (irqw_lo, irqw_hi: to the next symbol), among the first 64 KB -- the
+ * entry code comes first, and the file is the kernel's to generate, 5 MB
+ * of it.  None (addresses hidden, another name): no sample is dropped. */
+static void find_irq_work_entry(void)
+{
+    static const char name[] = " T asm_sysvec_irq_work\n";
+    char buf[4096 + 64];
+    size_t have = 0, total = 0;
+    int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    uint64_t lo = 0;
+    while (total < 65536) {
+        ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        total += (size_t)r;
+        buf[have] = 0;
+        char *line = buf, *nl;
+        while ((nl = strchr(line, '\n')) != NULL) {
+            uint64_t a = 0;
+            int digits = 0;
+            for (const char *c = line; c < nl; c++, digits++) {
+                int v = *c >= '0' && *c <= '9'   ? *c - '0'
+                        : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
+                                                 : -1;
+                if (v < 0)
+                    break;
+                a = a << 4 | (uint64_t)v;
+            }
+            if (lo && a > lo && digits == 16) {
+                irqw_lo = lo;
+                irqw_hi = a;
+                close(fd);
+                return;
+            }
+            if (!lo && a && digits == 16 && (size_t)(nl + 1 - line) == 16 + sizeof name - 1 &&
+                memcmp(line + 16, name, sizeof name - 1) == 0)
+                lo = a;
+            line = nl + 1;
+        }
+        have -= (size_t)(line - buf);
+        memmove(buf, line, have);
+        if (have >= sizeof buf - 1)
+            have = 0; /* a line longer than the buffer: not one of these */
+    }
+    close(fd);
+}
+
 /* Reads every sample of T's ring buffer (FINAL: without waiting for
  * snapshots); the number of samples read. */
 static uint64_t drain(struct tracked *t, int final)
@@ -1355,6 +1438,10 @@ static uint64_t drain(struct tracked *t, int final)
                        (eh.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER) {
                 /* user mode: its handler event took this one (unless the
                  * thread blocks its signal: then this one, from the copy) */
+            } else if ((handler_mode || (deep && time_event)) &&
+                       in_signal_path(rec + sizeof eh, n - sizeof eh)) {
+                /* in the delivery of its handler event's signal: that
+                 * event's sample stands for this time (in_signal_path) */
             } else if ((handler_mode || (deep && time_event)) && !kernel_keep(t)) {
                 /* a kernel sample's period not yet a whole P of credit */
             } else if (handler_mode || deep ? 0 : (note_late(t, c), 0),
@@ -1592,23 +1679,31 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
     t->k_credit = handler_mode ? cg_random64(tid) % perf_period : 0;
     t->since = now_ns();
     t->rec = own ? own : event ? cg_thread_rec_of(tid) : NULL;
-    if (!event || fd >= 0)
+    if (!event)
         return;
-    int rc = open_event(tid, &t->fd, &t->ring, &t->phasing);
-    note_ring_less(t->rec, t->fd);
-    /* a thread whose own open failed was counted then: not twice, and
-     * not at all once it is sampled after all */
-    int counted = t->rec && __atomic_exchange_n(&t->rec->open_failed, 0, __ATOMIC_ACQ_REL);
-    if (counted && rc == 0)
-        __atomic_sub_fetch(&self_unsampled, 1, __ATOMIC_RELAXED);
-    if (rc != 0) {
-        int e = rc == -2 && errno == EPERM ? -1 : errno, zero = 0; /* -1: no locked memory */
-        __atomic_compare_exchange_n(&perf_errno, &zero, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-        if (!counted)
-            unsampled++;
-        else if (t->rec) /* (still counted: its mark back for a later try) */
-            __atomic_store_n(&t->rec->open_failed, 1, __ATOMIC_RELEASE);
+    /* ended since the scan listed it: nothing to open, and its own
+     * record says what it was (a new one counted it twice) */
+    if (fd < 0 && t->rec && (__atomic_load_n(&t->rec->flags, __ATOMIC_ACQUIRE) & CG_THREAD_ENDED))
+        return;
+    /* A thread's failed open is counted once, by its record's mark,
+     * whoever failed first: the thread itself, or a scan that tried
+     * before it did (a scan holds off new threads for HOLD_NS only: 50
+     * threads started one after another under sanitizers were counted
+     * 51) -- and not at all once it is sampled after all. */
+    int rc = fd >= 0 ? 0 : open_event(tid, &t->fd, &t->ring, &t->phasing);
+    if (fd < 0)
+        note_ring_less(t->rec, t->fd);
+    if (rc == 0) {
+        if (t->rec && __atomic_exchange_n(&t->rec->open_failed, 0, __ATOMIC_ACQ_REL))
+            __atomic_sub_fetch(&self_unsampled, 1, __ATOMIC_RELAXED);
+        return;
     }
+    int e = rc == -2 && errno == EPERM ? -1 : errno, zero = 0; /* -1: no locked memory */
+    __atomic_compare_exchange_n(&perf_errno, &zero, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    if (!t->rec)
+        unsampled++; /* (no record left for it) */
+    else if (!__atomic_exchange_n(&t->rec->open_failed, 1, __ATOMIC_ACQ_REL))
+        __atomic_add_fetch(&self_unsampled, 1, __ATOMIC_RELAXED);
 }
 
 /* Takes the events threads opened for themselves. */
@@ -1642,10 +1737,10 @@ static void scan(void)
     size_t nfresh = 0;
     for (size_t i = 0; i < ntrk; i++)
         trk[i].seen = 0;
-    /* every descriptor taken (RLIMIT_NOFILE: one event per thread): the
-     * runtime's reserve, so that the events of threads gone are still
-     * closed */
-    int dir = cg_open_reserved("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    /* the runtime's reserve is this directory, open: read where it is,
+     * so that with every descriptor taken (RLIMIT_NOFILE: one event per
+     * thread) the events of threads gone are still closed */
+    int dir = cg_reserve_borrow();
     if (dir < 0)
         return;
     char buf[4096];
@@ -1670,8 +1765,7 @@ static void scan(void)
                 fresh[nfresh++] = tid;
         }
     }
-    close(dir);
-    cg_reserve_take();
+    cg_reserve_return(dir);
     /* in this order: a thread listed above whose creator counted it in
      * `starting` either still counts (and waits) or has put its event in
      * a slot before it stopped counting, and take_slots finds it */
@@ -2107,6 +2201,11 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev && !at_rate &&
                   (ev->kind == CG_EV_WALL || ev->kind == CG_EV_PERF) &&
                   (!timed || (hz && hz <= HANDLER_MAX_HZ)) && cg_sample_sig;
+    /* beside handler events, a time event's kernel samples say where the
+     * kernel was entered from (in_signal_path) */
+    chain_rec = with_chain || (time_event && (handler_mode || deep_switch));
+    if (chain_rec && !irqw_lo)
+        find_irq_work_entry();
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;

@@ -44,26 +44,40 @@ static struct cg_thread_rec *claim(pid_t tid)
     return &recs[i];
 }
 
-/* The calling thread's record, made on first use. */
-struct cg_thread_rec *cg_thread_rec_self(void)
-{
-    struct cg_tls *t = &cg_tls;
-    if (!t->rec)
-        t->rec = claim((pid_t)syscall(SYS_gettid));
-    return t->rec;
-}
-
-/* The record of thread TID (for the sampler thread): the newest one with
- * that tid that has not ended, or a new one. */
-struct cg_thread_rec *cg_thread_rec_of(pid_t tid)
+/* The newest record of thread TID, ended or not, or NULL. */
+static struct cg_thread_rec *newest(pid_t tid)
 {
     unsigned n = __atomic_load_n(&nrecs, __ATOMIC_ACQUIRE);
     if (n > MAX_THREADS)
         n = MAX_THREADS;
     for (unsigned i = n; recs && i-- > 0;)
-        if (recs[i].tid == tid && !(recs[i].flags & CG_THREAD_ENDED))
+        if (recs[i].tid == tid)
             return &recs[i];
-    return claim(tid);
+    return NULL;
+}
+
+/* The calling thread's record, made on first use -- or the one the
+ * sampler's scan made for it, if a scan saw it first (two records of one
+ * thread listed it twice, and counted its failed open twice). */
+struct cg_thread_rec *cg_thread_rec_self(void)
+{
+    struct cg_tls *t = &cg_tls;
+    if (!t->rec) {
+        pid_t tid = (pid_t)syscall(SYS_gettid);
+        struct cg_thread_rec *r = newest(tid);
+        t->rec =
+            r && !(__atomic_load_n(&r->flags, __ATOMIC_ACQUIRE) & CG_THREAD_ENDED) ? r : claim(tid);
+    }
+    return t->rec;
+}
+
+/* The record of thread TID (for the sampler thread): the newest one with
+ * that tid -- ended, if the thread ended since a scan listed it: the
+ * caller leaves such a thread alone -- or a new one. */
+struct cg_thread_rec *cg_thread_rec_of(pid_t tid)
+{
+    struct cg_thread_rec *r = newest(tid);
+    return r ? r : claim(tid);
 }
 
 /* The CPU time of thread TID of this process, in ns (0 if unknown):

@@ -114,15 +114,19 @@ void cg_output_init(void)
 static int kept_dir = -1, kept_file = -1;
 static char kept_base[256]; /* the profile's name in kept_dir */
 
-/* One descriptor held in reserve (/dev/null) for the runtime's own opens
- * when the program's threads' perf events, or its own files, use every
- * descriptor its limit allows: the profile's write (else lost: 512
- * threads under `ulimit -n 300` on a loaded machine, the events of the
- * threads gone not yet all closed) and the sampler's scan of
- * /proc/self/task (which closes those events).  Given up for an open that
- * fails with EMFILE, taken again after.  Before it is closed it is told
- * from a descriptor of the program's that took its number (a close it did
- * not know was ours) by /dev/null's device and inode.  Atomic: the writer
+/* One descriptor held in reserve for the runtime's own use when the
+ * program's threads' perf events, or its own files, use every descriptor
+ * its limit allows: the profile's write (else lost: 512 threads under
+ * `ulimit -n 300` on a loaded machine, the events of the threads gone not
+ * yet all closed) and the sampler's scan of /proc/self/task (which closes
+ * those events).  It is that directory, open: the scan reads it where it
+ * is (cg_reserve_borrow), never giving a descriptor up -- a /dev/null
+ * given up for the scan's open and taken again after left a moment in
+ * which a thread's perf event could take its number, and the reserve was
+ * gone (t0155 under sanitizers).  The writer gives it up for an open that
+ * fails with EMFILE, and takes it again after.  Before it is closed it is
+ * told from a descriptor of the program's that took its number (a close
+ * it did not know was ours) by its device and inode.  Atomic: the writer
  * and the sampler thread may both want it. */
 static int spare_out = -1;
 static dev_t spare_dev;
@@ -133,13 +137,44 @@ void cg_reserve_take(void)
     struct stat st;
     if (__atomic_load_n(&spare_out, __ATOMIC_ACQUIRE) >= 0)
         return;
-    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
     int none = -1;
     if (fstat(fd, &st) != 0 || (spare_dev = st.st_dev, spare_ino = st.st_ino, 0) ||
         !__atomic_compare_exchange_n(&spare_out, &none, fd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         close(fd);
+}
+
+/* The reserve, for the sampler's scan alone until cg_reserve_return: the
+ * process's /proc/self/task, open (rewound), or -1. */
+int cg_reserve_borrow(void)
+{
+    cg_reserve_take();
+    int fd = __atomic_exchange_n(&spare_out, -1, __ATOMIC_ACQ_REL);
+    if (fd >= 0 && lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void cg_reserve_return(int fd)
+{
+    int none = -1;
+    if (fd >= 0 &&
+        !__atomic_compare_exchange_n(&spare_out, &none, fd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        close(fd); /* the writer took another meanwhile */
+}
+
+/* A forked child: the reserve it inherited is its parent's task
+ * directory; its own instead (one thread: nothing can take the number). */
+static void reserve_after_fork(void)
+{
+    int fd = __atomic_exchange_n(&spare_out, -1, __ATOMIC_ACQ_REL);
+    if (fd >= 0)
+        close(fd);
+    cg_reserve_take();
 }
 
 /* Gives the spare up: 1 if it was ours and is closed now (try again). */
@@ -181,6 +216,7 @@ void cg_output_after_fork(void)
     last_digest = 0;
     error_said = 0;
     forget_kept(); /* the parent's file: the child writes NAME.PID */
+    reserve_after_fork();
 }
 
 int cg_output_child(void)

@@ -219,38 +219,45 @@ fi
 # handler_rate SYNC [DEPTH [OVER]]: with CGPROF_STACK_SYNC=SYNC, split.c's
 # work under DEPTH frames of recursion (none: 0); the 5 runs together at
 # most OVER% over the rate (default 2.5).
+# handler_rate SYNC DEPTH OVER [HZ [RUNS]]
 handler_rate() {
     : >rates
-    for run in 1 2 3 4 5; do
-        rm -f h.data && CGPROF_STACK_SYNC=$1 $CGPROF record -o h.data ./split 1500000 ${2:-0} >truth 2>err &&
+    hz=${4:-1000}
+    for run in $(seq 1 ${5:-5}); do
+        rm -f h.data && CGPROF_STACK_SYNC=$1 $CGPROF record -F $hz -o h.data ./split 1500000 ${2:-0} >truth 2>err &&
             $CGPROF report --json h.data >j 2>rerr && $CGPROF report -b -p h.data >flat 2>>rerr &&
             cat err rerr || return 1
-        python3 -c 'import json,sys; j=json.load(open("j"))
+        python3 -c 'import json,sys; j=json.load(open("j")); hz=int(sys.argv[1])
 r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"]
-print("%d samples for %.4f s of CPU at 1 kHz: %.2f%% of the rate" % (s, c, 100 * s / (c * 1000)))
+print("%d samples for %.4f s of CPU at %d Hz: %.2f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
 open("rates", "a").write("%d %.6f %.6f\n" % (s, c, r["late_seconds"]))
-sys.exit(not (0.99 * (c - r["late_seconds"]) * 1000 - 3 <= s <= 1.08 * c * 1000 + 3))' || return 1
+sys.exit(not (0.99 * (c - r["late_seconds"]) * hz - 3 <= s <= 1.08 * c * hz + 3))' $hz || return 1
         for f in f60 f30 f10; do
             got=$(awk -v f=$f '$NF == f { print $1 }' flat)
             want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)
             echo "$f $got/$want" && near "$got" "$want" 3 || return 1
         done
     done
-    awk -v over="${3:-2.5}" '{ s += $1; c += $2 } END { printf "all runs: %.2f%% of the rate\n", 100 * s / (c * 1000);
-        exit !(s <= (1 + over / 100) * c * 1000 + 3) }' rates
+    awk -v over="${3:-2.5}" -v hz=$hz '{ s += $1; c += $2 } END { printf "all runs: %.2f%% of the rate\n", 100 * s / (c * hz);
+        exit !(s <= (1 + over / 100) * c * hz + 3) }' rates
 }
 if test $default = cpu-clock && { test "$(id -u)" = 0 || test "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 2; }; then
-    test_expect "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked, 5 runs (no phase lock)" "handler_rate 2 0 4"
+    test_expect "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked, 5 runs (no phase lock)" "handler_rate 2 0 2.5"
     # by default, a thread deeper than its copies (400 frames of 160 bytes
     # over split's work) goes to the same two events once a walk is cut
-    # (docs/stacks.md): 100.8-101.6% of the rate in 3 runs, shares right;
-    # beside two busy loops single runs up to 103.1%, so 3.5% together
+    # (docs/stacks.md).  The ring event's ticks that fall in the delivery
+    # of the handler event's signal are not counted (in_signal_path in
+    # runtime/sampler.c): counted, they put such a thread 0.7-1% over the
+    # rate at 1 kHz on a quiet 2-core VM, 2-5% on CI's, 5-6% at 10 kHz;
+    # without them, 99.7-101.8% at 1 kHz and 100.7-101.1% at 10 kHz,
+    # beside two busy loops as without them
     test_expect "by default, a thread deeper than its stack copies: at the rate asked, 5 runs, the shares right" "
-        handler_rate 3 400 3.5 && CGPROF_STACK_SYNC=3 \$CGPROF record -o d.data ./split 300000 400 >/dev/null &&
+        handler_rate 3 400 2.5 && CGPROF_STACK_SYNC=3 \$CGPROF record -o d.data ./split 300000 400 >/dev/null &&
         python3 $ROOT/tests/stacks.py d.data >d.folded && head -n 1 d.folded &&
         awk '!/^#/ && \$1 !~ /^\\[cut\\]/ { w += \$NF } !/^#/ { n += \$NF } END { print w \" whole of \" n; exit !(w >= 0.8 * n) }' d.folded"
+    test_expect "by default, a thread deeper than its stack copies at 10 kHz: at the rate asked, 3 runs" "handler_rate 3 400 2.5 10000 3"
 else
     test_skip "CGPROF_STACK_SYNC=2 with kernel samples: at the rate asked" \
         "kernel samples not permitted here (root or perf_event_paranoid < 2)"

@@ -177,6 +177,7 @@ static int time_event;            /* the perf event counts time (cpu-clock, wall
 static int with_chain;            /* record --kernel: the kernel's frames kept */
 static int chain_rec;             /* records carry the kernel's callchain */
 static uint64_t irqw_lo, irqw_hi; /* the kernel's irq_work entry (kallsyms), or 0 */
+static uint16_t chain_max;        /* the callchain's frames asked for */
 static uint64_t hold_since;       /* a scan first left new threads alone, or 0 */
 
 /* Per descriptor: 0 not ours, 1 ours in its first period, 2 ours after it
@@ -191,6 +192,9 @@ static uint64_t first_period[PHASE_FDS], switched_at[PHASE_FDS];
  * event + 1, closed with it. */
 static unsigned char hev[PHASE_FDS];
 static int hev_of[PHASE_FDS];
+/* at_rate, per handler event: its count up to its last sample taken, or
+ * charged by the sampler at a thread's end or a write (advance_taken) */
+static uint64_t hev_taken[PHASE_FDS];
 static int handler_mode;  /* a time event's user samples taken by the threads */
 static int deep_switch;   /* a thread deeper than its copies goes to a handler event (go_deep) */
 static int deep_handlers; /* atomic: some thread did */
@@ -245,7 +249,13 @@ static size_t ntrk, trk_cap;
 static struct cg_table *table; /* the sampler's own sample table */
 static struct cg_stree *stree; /* the sampler's own stack tree */
 static int sync_stacks;        /* a perf event's stacks are walked by its thread (below) */
-static unsigned char rec[64 + STACK_COPY + 64]; /* one record, out of the ring */
+/* one record, out of the ring: with its stack copy and the kernel's
+ * callchain (CHAIN_MAX frames and perf's context markers) -- a record cut
+ * short here lost its stack's end (a kernel sample's walk stopped at its
+ * first frame, and the runtime's own work in a system call was counted as
+ * the program's) */
+#define CHAIN_MAX 127
+static unsigned char rec[64 + 8 * (CHAIN_MAX + 8) + STACK_COPY + 64];
 
 static uint64_t now_ns(void)
 {
@@ -390,6 +400,7 @@ CG_OWN static int open_handler_event(pid_t tid, int phase)
     }
     __atomic_store_n(&phased[fd], phase ? 1 : 2, __ATOMIC_RELEASE);
     __atomic_store_n(&hlast[fd].seq, 0, __ATOMIC_RELEASE); /* nothing published yet */
+    __atomic_store_n(&hev_taken[fd], 0, __ATOMIC_RELEASE);
     __atomic_store_n(&hev[fd], 1, __ATOMIC_RELEASE);
     if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
         int e = errno;
@@ -474,6 +485,7 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
     if (chain_rec) {
         a.sample_type |= PERF_SAMPLE_CALLCHAIN;
         a.exclude_callchain_user = 1;
+        a.sample_max_stack = chain_max; /* (whatever perf_event_max_stack says) */
     }
     /* the first overflow signals the thread: O_ASYNC, set before the
      * event is enabled, sends our signal at every overflow until the
@@ -643,6 +655,12 @@ CG_OWN static void snapshot(struct snapring *q, void *uc_)
     __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);
 }
 
+/* at_rate: T's period now (events a sample). */
+static uint64_t rate_now(const struct tracked *t)
+{
+    return t->rate_period ? t->rate_period : RATE_FIRST;
+}
+
 /* Whether a handler event's signal (FIRST: its first, the random first
  * period's) is a sample at the rate: not a second overflow of the first
  * period, which the kernel can fire at the old period after the switch to
@@ -708,7 +726,7 @@ static void watch_blocked(struct tracked *t)
     /* a deep thread of a counting event signalled faster than
      * HANDLER_MAX_HZ since the last scan: back to its ring (copies) */
     uint64_t now = now_ns();
-    if (!time_event && t->deep == 1 && t->h_seen && !t->h_quiet &&
+    if (!time_event && !at_rate && t->deep == 1 && t->h_seen && !t->h_quiet &&
         (c - t->h_count) / perf_period * 1000000000u >
             (uint64_t)HANDLER_MAX_HZ * (now - t->h_at + 1)) {
         fcntl(h, F_SETFL, 0);
@@ -725,8 +743,8 @@ static void watch_blocked(struct tracked *t)
             fcntl(h, F_SETFL, O_ASYNC);
             t->h_quiet = 0;
         }
-    } else if (t->h_seen && c - t->h_count >= 32 * perf_period && taken == t->h_samples &&
-               cg_thread_sig_blocked(t->tid)) {
+    } else if (t->h_seen && c - t->h_count >= 32 * (at_rate ? rate_now(t) : perf_period) &&
+               taken == t->h_samples && cg_thread_sig_blocked(t->tid)) {
         fcntl(h, F_SETFL, 0);
         t->h_quiet = 1;
         __atomic_or_fetch(&t->rec->flags, CG_THREAD_SIGBLOCKED, __ATOMIC_RELAXED);
@@ -738,7 +756,7 @@ static void watch_blocked(struct tracked *t)
 
 CG_OWN static void publish_last(int fd, uintptr_t pc, uint32_t leaf, struct cg_stree *tree)
 {
-    if (event->kind != CG_EV_WALL)
+    if (event->kind != CG_EV_WALL && !at_rate)
         return;
     struct hlast *h = &hlast[fd];
     uint32_t q = __atomic_load_n(&h->seq, __ATOMIC_RELAXED);
@@ -768,15 +786,43 @@ static int read_last(int fd, uint32_t *seen, uintptr_t *pc, uint32_t *leaf, stru
     return 1;
 }
 
+/* at_rate: handler event FD's count taken up to C, by its thread's
+ * handler or by the sampler (a thread's end, a write): the events since
+ * the count taken before, each counted once whoever comes first.  Async-
+ * signal-safe. */
+CG_OWN static uint64_t advance_taken(int fd, uint64_t c)
+{
+    uint64_t old = __atomic_load_n(&hev_taken[fd], __ATOMIC_ACQUIRE);
+    while (c > old)
+        if (__atomic_compare_exchange_n(&hev_taken[fd], &old, c, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            return c - old;
+    return 0;
+}
+
 /* A handler event's sample, in its thread's handler: counted and its
  * stack walked here, as the cpu event's are (sample.c), or the runtime's
- * if the thread was in the runtime's own code. */
+ * if the thread was in the runtime's own code.  At the rate (a counting
+ * event without -c), it weighs its event's count since the last one
+ * taken, read here. */
 CG_OWN static void take_in_thread(int fd, void *uc_)
 {
     struct cg_tls *t = &cg_tls;
     if (!cg_recording)
         return;
     uint32_t w = (uint32_t)sample_weight;
+    if (at_rate) {
+        uint64_t c, d;
+        int saved = errno;
+        ssize_t got = read(fd, &c, sizeof c);
+        errno = saved;
+        if (got != (ssize_t)sizeof c)
+            return;
+        d = advance_taken(fd, c);
+        if (!d || __atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
+            return; /* none since (a tail charged at a write), or the writer's */
+        w = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    }
     if (t->in_runtime) {
         cg_runtime_samples_add(w);
         return;
@@ -1031,7 +1077,7 @@ static void go_deep(struct tracked *t)
     /* a counting event's samples come at the rate its events do: only a
      * thread whose event overflowed at a quarter of HANDLER_MAX_HZ or
      * less so far (its count: samples a full ring lost included) */
-    if (!time_event &&
+    if (!time_event && !at_rate &&
         c / perf_period * 1000000000u > (uint64_t)HANDLER_MAX_HZ / 4 * (now - t->since + 1)) {
         t->deep_retry = now + SCAN_NS;
         errno = saved;
@@ -1046,6 +1092,17 @@ static void go_deep(struct tracked *t)
     hev_of[t->fd] = h + 1;
     t->deep = 1;
     t->deep_count = c;
+    if (at_rate) {
+        /* the rate's period goes on in the handler event, whose count
+         * starts at 0 (rate_adjust); the ring's events after its last
+         * record are charged by rate_tail, at the thread's end or a write */
+        uint64_t p = rate_now(t);
+        int e = errno;
+        ioctl(h, PERF_EVENT_IOC_PERIOD, &p);
+        errno = e;
+        t->rate_count = 0;
+        t->rate_at = now;
+    }
     t->deep_s0 = t->rec ? __atomic_load_n(&t->rec->samples, __ATOMIC_RELAXED) : 0;
     t->deep_pre = 0;
     t->k_credit = cg_random64(t->tid) % perf_period;
@@ -1595,7 +1652,8 @@ CG_OWN void cg_sampler_thread_begin(void)
 static void rate_adjust(struct tracked *t, uint64_t now)
 {
     uint64_t v;
-    if (!at_rate || t->fd < 0 || read(t->fd, &v, sizeof v) != (ssize_t)sizeof v)
+    int fd = t->deep == 1 ? handler_fd(t) : t->fd; /* a deep thread's: its handler event */
+    if (!at_rate || fd < 0 || read(fd, &v, sizeof v) != (ssize_t)sizeof v)
         return;
     uint64_t d = v - t->rate_count, dt = now - t->rate_at;
     int first = !t->rate_at;
@@ -1607,13 +1665,23 @@ static void rate_adjust(struct tracked *t, uint64_t now)
     /* (d < 2^34 in one look: d * 10^9 fits) */
     uint64_t want = d < (1ull << 34) ? d * 1000000000u / dt / start_hz : UINT32_MAX;
     uint64_t p = want < 1 ? 1 : want > UINT32_MAX ? UINT32_MAX : want;
-    uint64_t cur = t->rate_period ? t->rate_period : RATE_FIRST;
+    uint64_t cur = rate_now(t);
     if (p * 4 >= cur * 3 && p * 4 <= cur * 5)
         return;
     int saved = errno;
-    if (ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &p) == 0)
+    if (ioctl(fd, PERF_EVENT_IOC_PERIOD, &p) == 0)
         t->rate_period = p;
     errno = saved;
+}
+
+/* at_rate: W events of T no sample weighs, on its last sample's pc and
+ * stack (the thread's entry if it has none) -- not while paused: the
+ * writer's, left out. */
+static void tail_charge(struct tracked *t, uint64_t w)
+{
+    uintptr_t pc = t->last_pc ? t->last_pc : t->rec ? t->rec->entry : 0;
+    if (pc && cg_recording && !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
+        charge_wait(t, pc, w);
 }
 
 /* at_rate: T's events since its last sample (its ring drained), which no
@@ -1624,13 +1692,29 @@ static void rate_adjust(struct tracked *t, uint64_t now)
 static void rate_tail(struct tracked *t)
 {
     uint64_t v;
-    if (!at_rate || t->fd < 0 || read(t->fd, &v, sizeof v) != (ssize_t)sizeof v || v <= t->ev_taken)
+    if (!at_rate || t->fd < 0)
         return;
-    uint64_t w = v - t->ev_taken;
-    t->ev_taken = v;
-    uintptr_t pc = t->last_pc ? t->last_pc : t->rec ? t->rec->entry : 0;
-    if (pc && cg_recording && !__atomic_load_n(&cg_paused, __ATOMIC_ACQUIRE))
-        charge_wait(t, pc, w);
+    /* (a deep thread's ring, stopped when it went deep, first) */
+    if (read(t->fd, &v, sizeof v) == (ssize_t)sizeof v && v > t->ev_taken) {
+        uint64_t w = v - t->ev_taken;
+        t->ev_taken = v;
+        tail_charge(t, w);
+    }
+    /* a deep thread: its handler event's, on its last handler sample's stack */
+    int h = t->deep == 1 ? handler_fd(t) : -1;
+    if (h < 0 || read(h, &v, sizeof v) != (ssize_t)sizeof v)
+        return;
+    uintptr_t hpc;
+    uint32_t hleaf;
+    struct cg_stree *htree;
+    if (read_last(h, &t->hlast_seen, &hpc, &hleaf, &htree)) {
+        t->last_pc = hpc;
+        t->last_leaf = hleaf;
+        t->last_tree = htree;
+    }
+    uint64_t w = advance_taken(h, v);
+    if (w)
+        tail_charge(t, w);
 }
 
 static void untrack(size_t i)
@@ -2197,15 +2281,30 @@ int cg_sampler_start(const struct cg_event *ev, unsigned hz, uint64_t period)
     handler_mode = cg_stacks_sync == 2 && ev && ev->kind == CG_EV_PERF && ev->is_time && hz &&
                    hz <= HANDLER_MAX_HZ && cg_sample_sig;
     /* by default, threads deeper than their copies go to handler events */
-    /* (a counting event's rate is not known: go_deep measures it) */
-    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev && !at_rate &&
+    /* (a counting event's rate with -c is not known: go_deep measures
+     * it; without, it is the rate asked, as a time event's) */
+    deep_switch = cg_stacks_on && cg_stacks_sync == 3 && ev &&
                   (ev->kind == CG_EV_WALL || ev->kind == CG_EV_PERF) &&
-                  (!timed || (hz && hz <= HANDLER_MAX_HZ)) && cg_sample_sig;
+                  ((!timed && !at_rate) || (hz && hz <= HANDLER_MAX_HZ)) && cg_sample_sig;
     /* beside handler events, a time event's kernel samples say where the
      * kernel was entered from (in_signal_path) */
     chain_rec = with_chain || (time_event && (handler_mode || deep_switch));
     if (chain_rec && !irqw_lo)
         find_irq_work_entry();
+    /* at most CHAIN_MAX (rec's room), and no more than the system's
+     * limit, which the kernel refuses to exceed */
+    chain_max = CHAIN_MAX;
+    char lim[32];
+    int lf = chain_rec ? open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC) : -1;
+    if (lf >= 0) {
+        ssize_t got = read(lf, lim, sizeof lim - 1);
+        close(lf);
+        unsigned v = 0;
+        for (ssize_t i = 0; i < got && lim[i] >= '0' && lim[i] <= '9'; i++)
+            v = v * 10 + (unsigned)(lim[i] - '0');
+        if (got > 0 && v < chain_max)
+            chain_max = (uint16_t)v;
+    }
     stack_copy = cg_stacks_on                                    ? STACK_COPY
                  : ev && (ev->kind == CG_EV_WALL || ev->is_time) ? SMALL_COPY
                                                                  : 0;

@@ -103,7 +103,9 @@ test_expect "kill -9 after a checkpoint (CGPROF_CHECKPOINT=10) of a program that
 # version of the file while the program runs): each reads, in both formats
 # (the gmon.out ones by GNU gprof), holds stacks with the samples its
 # counts have, never gives main more samples than the main thread's CPU
-# clock allows at that moment, never fewer than the checkpoint before.
+# clock allows at that moment (read from /proc after the copy, and
+# allowed the 10 ms by which the kernel's reading of a running thread can
+# lag), never fewer than the checkpoint before.
 test_expect "every checkpoint (every 20 ms) of a program that makes no calls reads, holds its stacks, within main's CPU, never going back" "
     mkdir cpc && LD_PRELOAD=$LIBSO CGPROF_FORMAT=cgprof CGPROF_CHECKPOINT=20 CGPROF_OUTPUT=cp.data \
         python3 $ROOT/tests/checkpoints.py catch cp.data.%d cpc ./nocalls 400 >n &&

@@ -115,6 +115,7 @@ struct tracked {
     uint64_t wait_since;        /* its ring's first record waits for a snapshot since */
     uint64_t wait_ns, wait_carry;
     int wait_known;
+    int64_t late_carry; /* wall: its samples' delays not yet charged (ns) */
     uint32_t hlast_seen; /* its handler event's hlast seq at the last look */
     /* its handler event at the last scan: count, samples, whether seen;
      * its signals stopped (blocked) */
@@ -1324,12 +1325,33 @@ static void note_late(struct tracked *t, uint64_t c)
      * so the sum is each thread's span between samples less their
      * periods -- what no sample stands for */
     uint64_t d = c - t->prev_count, lost = t->lost_since * perf_period;
-    if (t->have_prev)
-        __atomic_add_fetch(&late_ns, (int64_t)d - (int64_t)lost - (int64_t)perf_period,
-                           __ATOMIC_RELAXED);
+    if (t->have_prev) {
+        int64_t late = (int64_t)d - (int64_t)lost - (int64_t)perf_period;
+        __atomic_add_fetch(&late_ns, late, __ATOMIC_RELAXED);
+        if (event->kind == CG_EV_WALL)
+            t->late_carry += late;
+    }
     t->prev_count = c;
     t->have_prev = 1;
     t->lost_since = 0;
+}
+
+/* wall: the whole periods T's sample came late by, as more samples at
+ * its pc.  A virtual machine's CPU taken by the hypervisor (steal time)
+ * runs the event's clock and the thread's real time, but the kernel's
+ * timer, due meanwhile, fires once as the CPU comes back: one sample
+ * where many periods went by, at the pc the thread stood at all along.
+ * Steal is neither the thread's CPU time nor its runqueue wait (docs/
+ * events.md), so wall would miss it: on these VMs 5-20% of a busy
+ * thread's real time.  Early samples (jitter) give back what late ones
+ * took (the carry is signed). */
+static uint64_t wall_late(struct tracked *t)
+{
+    if (event->kind != CG_EV_WALL || t->late_carry < (int64_t)perf_period)
+        return 0;
+    uint64_t extra = (uint64_t)t->late_carry / perf_period;
+    t->late_carry -= (int64_t)(extra * perf_period);
+    return extra;
 }
 
 /* Beside a handler event (CGPROF_STACK_SYNC=2) the kernel's time is
@@ -1517,7 +1539,7 @@ static uint64_t drain(struct tracked *t, int final)
                     got++;
                 }
             } else {
-                take_sample(t, rec + sizeof eh, n - sizeof eh, sample_weight);
+                take_sample(t, rec + sizeof eh, n - sizeof eh, sample_weight + wall_late(t));
                 t->deep_pre += t->deep == 1 && !deep;
                 got++;
             }

@@ -147,17 +147,24 @@ test_expect "a 60/30/10 split, 10 runs of 10 within 3 points of the truth" split
 # late_seconds was 5-6% of the CPU time (the event's clock runs while the
 # thread's CPU clock does not count steal and interrupt time, so it can
 # exceed the shortfall).  report leaves that time out of its check of
-# unsampled time.
+# unsampled time.  Over: the bound is the CPU time and the program's
+# stolen time (split's "steal": real time that was neither its CPU time
+# nor a wait for a CPU -- a virtual machine's hypervisor holding the CPU),
+# which runs the event's clock: a tick due meanwhile fires as the CPU
+# comes back, so part of it is sampled, as perf's are.  Beside two busy
+# loops on these 2-CPU VMs 0-40% of split's real time was stolen, and a
+# deep thread (handler_rate, below) came out 106-111.5% of its CPU time
+# with 11-24% of it stolen; CI, on a shared host, ran 102.4-104.8%.
 rate_check() {
-    rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >/dev/null &&
+    rm -f r.data && $CGPROF record -F "$1" -o r.data ./split 300000 >r.truth &&
         $CGPROF report --json r.data >j 2>err && cat err &&
         python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); hz=float(sys.argv[2])
-r=j["runtime"]; t=j["threads"]
+r=j["runtime"]; t=j["threads"]; w=open("r.truth").read().split(); steal=float(w[w.index("steal") + 1])
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"]
 late=r["late_seconds"]
-print("%d samples for %.4f s of CPU at %d Hz, %.4f s of it between samples beyond their periods: %.2f%% of the rate" % (s, c, hz, r["late_seconds"], 100 * s / (c * hz)))
-sys.exit(not (s <= 1.01 * c * hz + 3 and s >= 0.99 * (c - late) * hz - 3 and 0 <= late < 0.1 * c))' j "$1"
+print("%d samples for %.4f s of CPU at %d Hz, %.4f s of it between samples beyond their periods, %.4f s stolen: %.2f%% of the rate" % (s, c, hz, r["late_seconds"], steal, 100 * s / (c * hz)))
+sys.exit(not (s <= 1.01 * (c + steal) * hz + 3 and s >= 0.99 * (c - late) * hz - 3 and 0 <= late < 0.1 * c + steal))' j "$1"
 }
 if test $default = cpu-clock; then
     test_expect "cpu-clock samples at the rate asked: 1 kHz" "rate_check 1000"
@@ -231,9 +238,10 @@ handler_rate() {
 r=j["runtime"]; t=j["threads"]
 s=sum(x["samples"] for x in t)
 c=sum(x["cpu_seconds"] for x in t) - r["write_cpu_seconds"] - r["start_cpu_seconds"]
-print("%d samples for %.4f s of CPU at %d Hz: %.2f%% of the rate" % (s, c, hz, 100 * s / (c * hz)))
-open("rates", "a").write("%d %.6f %.6f\n" % (s, c, r["late_seconds"]))
-sys.exit(not (0.99 * (c - r["late_seconds"]) * hz - 3 <= s <= 1.08 * c * hz + 3))' $hz || return 1
+w=open("truth").read().split(); steal=float(w[w.index("steal") + 1])
+print("%d samples for %.4f s of CPU at %d Hz, %.4f s stolen: %.2f%% of the rate" % (s, c, hz, steal, 100 * s / (c * hz)))
+open("rates", "a").write("%d %.6f %.6f\n" % (s, c + steal, r["late_seconds"]))
+sys.exit(not (0.99 * (c - r["late_seconds"]) * hz - 3 <= s <= 1.08 * (c + steal) * hz + 3))' $hz || return 1
         for f in f60 f30 f10; do
             got=$(awk -v f=$f '$NF == f { print $1 }' flat)
             want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)

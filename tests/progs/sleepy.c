@@ -3,7 +3,9 @@
  * fatal (exit 3): a sampler that interrupts blocked threads would make it
  * fail.  Prints what it measured, for the wall event's truth:
  *   compute C blocked B cpu P waited D of W
- * C: seconds of CPU in compute(); B: seconds blocked in nap(), that is the
+ * C: seconds in compute() by real time, less its waits for a CPU: its CPU
+ * time and what a virtual machine's hypervisor took from it meanwhile
+ * (steal: the thread stood at its pc, which wall counts); B: seconds blocked in nap(), that is the
  * time inside nanosleep less the time spent waiting for a CPU after the
  * wake-up (the kernel's run delay, /proc/thread-self/schedstat); P: the
  * process's CPU time, every thread included; D: seconds the main thread
@@ -55,11 +57,11 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 30;
     double computing = 0, blocked = 0, start = clock_s(CLOCK_MONOTONIC), delay = run_delay();
     for (int r = 0; r < rounds; r++) {
-        double c = clock_s(CLOCK_THREAD_CPUTIME_ID);
-        compute(0.010);
-        computing += clock_s(CLOCK_THREAD_CPUTIME_ID) - c;
         double w = clock_s(CLOCK_MONOTONIC), d = run_delay();
-        c = clock_s(CLOCK_THREAD_CPUTIME_ID);
+        compute(0.010);
+        computing += clock_s(CLOCK_MONOTONIC) - w - (run_delay() - d);
+        w = clock_s(CLOCK_MONOTONIC), d = run_delay();
+        double c = clock_s(CLOCK_THREAD_CPUTIME_ID);
         nap(10);
         blocked += clock_s(CLOCK_MONOTONIC) - w - (run_delay() - d) -
                    (clock_s(CLOCK_THREAD_CPUTIME_ID) - c);

@@ -6,18 +6,39 @@
  *   copied with each perf sample (t0305).
  *   split N DEPTH jitter: each call's work drawn in [N/2, 3N/2) (the same
  *   on average), so that no timer ticking at a fixed rate (the kernel's,
- *   for itimer and cpu) falls into step with the program's rounds. */
+ *   for itimer and cpu) falls into step with the program's rounds.
+ * After the shares: "steal S", the seconds of its real time that were
+ * neither its CPU time nor a wait for a CPU (its run queue delay): on a
+ * virtual machine, the time the hypervisor took its CPU away (steal),
+ * which runs perf's cpu-clock but not the thread's CPU clock; then
+ * "real R", the seconds of real time its work took. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 static volatile double sink;
 
-static double cpu(void)
+static inline __attribute__((always_inline)) double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline __attribute__((always_inline)) double cpu(void)
+{
+    return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* seconds this thread has waited on a run queue, or 0 if unknown */
+static inline __attribute__((always_inline)) double run_delay(void)
+{
+    unsigned long long run, wait;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? wait / 1e9 : 0;
 }
 
 static double spent[3];
@@ -90,12 +111,14 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 100000;
     int depth = argc > 2 ? atoi(argv[2]) : 0;
     jitter = argc > 3;
+    double r0 = clock_s(CLOCK_MONOTONIC), c0 = cpu(), w0 = run_delay();
     if (depth > 0)
         deep(depth, n);
     else
         rounds(n);
+    double real = clock_s(CLOCK_MONOTONIC) - r0, steal = real - (cpu() - c0) - (run_delay() - w0);
     double all = spent[0] + spent[1] + spent[2];
-    printf("f60 %.1f f30 %.1f f10 %.1f\n", 100 * spent[0] / all, 100 * spent[1] / all,
-           100 * spent[2] / all);
+    printf("f60 %.1f f30 %.1f f10 %.1f steal %.4f real %.4f\n", 100 * spent[0] / all,
+           100 * spent[1] / all, 100 * spent[2] / all, steal > 0 ? steal : 0, real);
     return 0;
 }

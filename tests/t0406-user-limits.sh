@@ -23,7 +23,9 @@ gcc -O2 -pthread "$PROGS/barrier.c" -o "$WORK/barrier" || exit 1
 chmod 755 "$WORK"
 
 # every thread that spun has samples; the samples are the threads' CPU
-# time x rate, never over it (1%), under it by no more than the time the
+# time x rate, never over it (1%) and their stolen time (barrier.c: on a
+# VM, real time the hypervisor held the CPU, which the event's clock
+# counts and the threads' CPU clocks do not), under it by no more than the time the
 # events counted that no sample may stand for (late_seconds: at
 # perf_event_paranoid 2 the kernel's part, not permitted to an ordinary
 # user) less 3%; and they are the threads' user time x rate within 8%
@@ -37,15 +39,15 @@ all_sampled() { # THREADS [CGPROF_STACK_SYNC]
         $CGPROF report --json u.data >j 2>rep.err && cat rep.err &&
         ! grep -q "could not be sampled" rep.err && ! grep -q "warning" rep.err &&
         python3 -c 'import json,sys; j=json.load(open("j")); t=j["threads"]; r=j["runtime"]
-n=int(sys.argv[1]); user=float(open("truth").read().split()[3])
+n=int(sys.argv[1]); w=open("truth").read().split(); user=float(w[3]); steal=float(w[w.index("steal") + 1])
 busy=[x for x in t if x["cpu_seconds"] > 0.015]
 none=[x["tid"] for x in busy if x["samples"] == 0]
 s=sum(x["samples"] for x in t); c=sum(x["cpu_seconds"] for x in t) - r["start_cpu_seconds"] - r["write_cpu_seconds"]
 mtid=min(x["tid"] for x in t); su=sum(x["samples"] for x in t if x["tid"] != mtid)
 late=r["late_seconds"]
 print(len(t), "threads,", len(busy), "spun;", s, "samples for", round(c, 3), "s of CPU (%.1f%%),"  % (100 * s / c / 1000), round(late, 3), "s unsampled (%.1f%% of the rest);" % (100 * s / (c - late) / 1000), "threads spun without samples:", none)
-print(su, "samples in the", n, "threads for their", user, "s of user time: %.1f%%" % (100 * su / user / 1000))
-sys.exit(not (len(busy) >= n and not none and 0.97 * (c - late) * 1000 - 20 <= s <= 1.01 * c * 1000 + 20 and abs(su - user * 1000) <= 0.08 * user * 1000 + 20))' "$1"
+print(su, "samples in the", n, "threads for their", user, "s of user time: %.1f%%;" % (100 * su / user / 1000), steal, "s stolen")
+sys.exit(not (len(busy) >= n and not none and 0.97 * (c - late) * 1000 - 20 <= s <= 1.01 * (c + steal) * 1000 + 20 and 0.92 * user * 1000 - 20 <= su <= 1.08 * (user + steal) * 1000 + 20))' "$1"
 }
 test_expect "64 threads as an ordinary user, default limits: every thread sampled, at its CPU time" \
     "all_sampled 64"

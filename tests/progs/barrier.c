@@ -2,7 +2,11 @@
  * waits until every one has started, then spins 20 ms of its own CPU.
  * With "block" (argv[2]) every thread blocks every signal first.  Prints
  * the threads' own user and system time (getrusage RUSAGE_THREAD, read by
- * each thread last thing), summed: the truth to check sampling against. */
+ * each thread last thing), summed: the truth to check sampling against;
+ * and their stolen time: the real time of their spins that was neither
+ * their CPU time nor a wait for a CPU (their run queue delay) -- on a
+ * virtual machine, the time the hypervisor held the CPU, which perf's
+ * cpu-clock counts and the threads' CPU clocks do not. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <pthread.h>
 #include <signal.h>
@@ -15,13 +19,29 @@
 static pthread_barrier_t all;
 static volatile long sink;
 static int block;
-static long user_us, sys_us; /* atomic */
+static long user_us, sys_us, steal_us; /* atomic */
+
+static double ms_of(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ms this thread has waited on a run queue, or 0 if unknown */
+static double wait_ms(void)
+{
+    unsigned long long run, wait;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? wait / 1e6 : 0;
+}
 
 static double cpu_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return ms_of(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void *run(void *arg)
@@ -33,10 +53,13 @@ static void *run(void *arg)
         pthread_sigmask(SIG_BLOCK, &every, NULL);
     }
     pthread_barrier_wait(&all);
-    double end = cpu_ms() + 20;
+    double r0 = ms_of(CLOCK_MONOTONIC), w0 = wait_ms(), c0 = cpu_ms(), end = c0 + 20;
     while (cpu_ms() < end)
         for (int i = 0; i < 10000; i++)
             sink += i;
+    double stolen = ms_of(CLOCK_MONOTONIC) - r0 - (wait_ms() - w0) - (cpu_ms() - c0);
+    if (stolen > 0)
+        __atomic_add_fetch(&steal_us, (long)(stolen * 1e3), __ATOMIC_RELAXED);
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0) {
         __atomic_add_fetch(&user_us, ru.ru_utime.tv_sec * 1000000L + ru.ru_utime.tv_usec,
@@ -59,6 +82,7 @@ int main(int argc, char **argv)
             return 1;
     for (int i = 0; i < n; i++)
         pthread_join(th[i], NULL);
-    printf("%d threads: user %.6f s, system %.6f s\n", n, user_us / 1e6, sys_us / 1e6);
+    printf("%d threads: user %.6f s, system %.6f s, steal %.6f s\n", n, user_us / 1e6,
+           sys_us / 1e6, steal_us / 1e6);
     return 0;
 }

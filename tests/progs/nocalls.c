@@ -1,14 +1,41 @@
-/* nocalls.c [MS]: a -pg program that makes no calls of its own: main spins
- * in one loop until its thread has used MS ms of CPU (default 300, its own
- * clock) and returns 0. */
+/* nocalls.c [MS [steal]]: a -pg program that makes no calls of its own: main
+ * spins in one loop until its thread has used MS ms of CPU (default 300,
+ * its own clock) and returns 0.  With "steal", it then prints "steal S":
+ * the seconds of its real time that were neither its CPU time nor a wait
+ * for a CPU (its run queue delay) -- on a virtual machine, the time the
+ * hypervisor held its CPU, which perf's cpu-clock counts and the thread's
+ * CPU clock does not (libc's calls, after the loop). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile double sink;
 
+static inline __attribute__((always_inline)) double secs(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline __attribute__((always_inline)) double run_delay(void)
+{
+    unsigned long long run, wait;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? wait / 1e9 : 0;
+}
+
 int main(int argc, char **argv)
 {
     double ms = argc > 1 ? atof(argv[1]) : 300;
+    int steal = argc > 2 && strcmp(argv[2], "steal") == 0;
+    double r0 = 0, w0 = 0;
+    if (steal)
+        r0 = secs(CLOCK_MONOTONIC), w0 = run_delay();
     struct timespec t0, t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     do {
@@ -16,5 +43,10 @@ int main(int argc, char **argv)
             sink += i * 0.5;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
+    if (steal) {
+        double s = secs(CLOCK_MONOTONIC) - r0 - (run_delay() - w0) -
+                   ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9);
+        printf("steal %.4f\n", s > 0 ? s : 0);
+    }
     return 0;
 }

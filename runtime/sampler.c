@@ -738,6 +738,10 @@ static void watch_blocked(struct tracked *t)
     t->h_at = now;
     if (!t->h_quiet)
         __atomic_add_fetch(&late_ns, late - t->h_late, __ATOMIC_RELAXED);
+    /* wall: a deep thread's delays (stolen time: wall_late) are charged
+     * where its handler event last sampled it (sample_waiting) */
+    if (!t->h_quiet && event->kind == CG_EV_WALL && t->deep == 1)
+        t->late_carry += late - t->h_late;
     t->h_late = late;
     if (t->h_quiet) {
         if (!cg_thread_sig_blocked(t->tid)) {
@@ -1999,11 +2003,14 @@ static void sample_waiting(struct tracked *t)
         t->last_leaf = hleaf;
         t->last_tree = htree;
     }
-    uint64_t weight = t->wait_carry / hz_period_ns;
-    if (!weight || !t->last_pc)
+    uint64_t weight = t->wait_carry / hz_period_ns, late = 0;
+    if (t->deep == 1 && t->late_carry >= (int64_t)hz_period_ns)
+        late = (uint64_t)t->late_carry / hz_period_ns;
+    if (!(weight + late) || !t->last_pc)
         return;
     t->wait_carry -= weight * hz_period_ns;
-    charge_wait(t, t->last_pc, weight);
+    t->late_carry -= (int64_t)(late * hz_period_ns);
+    charge_wait(t, t->last_pc, weight + late);
 }
 
 /* Reads N bytes of this process's memory at A into TO, page by page, so

@@ -5,6 +5,11 @@
  * "burn_thread S burn_main S real R M", S by CPU time, R and M by real
  * time (the same on an idle machine; on a busy one real time includes
  * the time waiting for a CPU, which -e wall samples too).
+ * Then "steal T M": each side's real time that was neither its CPU time
+ * nor a wait for a CPU (its run queue delay), in seconds -- on a virtual
+ * machine, the time the hypervisor held the CPU, which perf's cpu-clock
+ * counts (in part) and the CPU clock does not; then "cpu T M", each
+ * side's CPU seconds.
  * A third argument "block": each thread blocks every signal first, as
  * many servers' workers do. */
 #include <pthread.h>
@@ -29,6 +34,17 @@ static double cpu(void)
     return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* seconds this thread has waited on a run queue, or 0 if unknown */
+static double run_delay(void)
+{
+    unsigned long long run, wait;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? wait / 1e9 : 0;
+}
+
 static void work(long n)
 {
     double x = 0;
@@ -37,7 +53,7 @@ static void work(long n)
     sink += x;
 }
 
-static double spent_thread, spent_main, real_thread, real_main;
+static double spent_thread, spent_main, real_thread, real_main, steal_thread, steal_main;
 static long us;
 static int block;
 
@@ -49,19 +65,23 @@ __attribute__((noinline)) static void *burn_thread(void *arg)
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, NULL);
     }
-    double r = clock_s(CLOCK_MONOTONIC), t = cpu();
+    double r = clock_s(CLOCK_MONOTONIC), t = cpu(), w = run_delay();
     work(us * per_us);
-    spent_thread += cpu() - t; /* threads run one at a time */
-    real_thread += clock_s(CLOCK_MONOTONIC) - r;
+    double c = cpu() - t, e = clock_s(CLOCK_MONOTONIC) - r;
+    spent_thread += c; /* threads run one at a time */
+    real_thread += e;
+    steal_thread += e - c - (run_delay() - w);
     return NULL;
 }
 
 __attribute__((noinline)) static void burn_main(long n)
 {
-    double r = clock_s(CLOCK_MONOTONIC), t = cpu();
+    double r = clock_s(CLOCK_MONOTONIC), t = cpu(), w = run_delay();
     work(n);
-    spent_main += cpu() - t;
-    real_main += clock_s(CLOCK_MONOTONIC) - r;
+    double c = cpu() - t, e = clock_s(CLOCK_MONOTONIC) - r;
+    spent_main += c;
+    real_main += e;
+    steal_main += e - c - (run_delay() - w);
 }
 
 int main(int argc, char **argv)
@@ -86,7 +106,9 @@ int main(int argc, char **argv)
     burn_main((long)(spent_thread * 1e6) * per_us);
     double all = spent_thread + spent_main;
     double real = real_thread + real_main;
-    printf("burn_thread %.1f burn_main %.1f real %.1f %.1f\n", 100 * spent_thread / all,
-           100 * spent_main / all, 100 * real_thread / real, 100 * real_main / real);
+    printf("burn_thread %.1f burn_main %.1f real %.1f %.1f steal %.4f %.4f cpu %.4f %.4f\n",
+           100 * spent_thread / all, 100 * spent_main / all, 100 * real_thread / real,
+           100 * real_main / real, steal_thread > 0 ? steal_thread : 0,
+           steal_main > 0 ? steal_main : 0, spent_thread, spent_main);
     return 0;
 }

@@ -38,13 +38,15 @@ test_expect "-static-pie -pg -lcgprof, 4 threads: every arc count exact" "
     same_arcs threads.expected threads_spie gmon.out
 "
 
+# (the CPU time and, at most, the time a VM's hypervisor held the CPU:
+# endings.c measures it; the default cpu-clock counts it)
 test_expect "static: the histogram holds the CPU time the threads used" "
     gcc -static -O2 -pg $PROGS/endings.c -L$BUILD -lcgprof ${LINK_EXTRA:-} -o endings_static &&
     rm -f gmon.out && ./endings_static exit 300 2>err &&
-    cpu=\$(sed -n 's/^cpu //p' err) &&
+    cpu=\$(awk '\$1 == \"cpu\" { print \$2 }' err) && steal=\$(awk '\$1 == \"cpu\" { print \$4 }' err) &&
     secs=\$(gprof -b -p endings_static gmon.out | awk '\$NF == \"spin\" { print \$3 }') &&
-    echo \"spin \$secs s, program's CPU \$cpu ms\" &&
-    awk -v s=\"\${secs:-0}\" -v c=\"\$cpu\" 'BEGIN { exit !(s * 1000 >= 0.6 * c && s * 1000 <= c + 20) }'
+    echo \"spin \$secs s, program's CPU \$cpu ms, \$steal ms stolen\" &&
+    awk -v s=\"\${secs:-0}\" -v c=\"\$cpu\" -v st=\"\$steal\" 'BEGIN { exit !(s * 1000 >= 0.6 * c && s * 1000 <= c + st + 20) }'
 "
 
 test_expect "static: SIGTERM and exec leave their profiles, status kept" "
@@ -65,10 +67,10 @@ test_expect "static, cgprof format: every arc count exact, as in the gmon.out" "
 
 test_expect "static, cgprof format: spin's CPU time sampled, its stacks from main" "
     rm -f s.data && $CGPROF record -o s.data ./endings_static exit 300 2>err &&
-    cpu=\$(sed -n 's/^cpu //p' err) &&
+    cpu=\$(awk '\$1 == \"cpu\" { print \$2 }' err) && steal=\$(awk '\$1 == \"cpu\" { print \$4 }' err) &&
     secs=\$($CGPROF report -b -p endings_static s.data | awk '\$NF == \"spin\" { print \$3 }') &&
-    echo \"spin \$secs s, program's CPU \$cpu ms\" &&
-    awk -v s=\"\${secs:-0}\" -v c=\"\$cpu\" 'BEGIN { exit !(s * 1000 >= 0.6 * c && s * 1000 <= c + 20) }' &&
+    echo \"spin \$secs s, program's CPU \$cpu ms, \$steal ms stolen\" &&
+    awk -v s=\"\${secs:-0}\" -v c=\"\$cpu\" -v st=\"\$steal\" 'BEGIN { exit !(s * 1000 >= 0.6 * c && s * 1000 <= c + st + 20) }' &&
     python3 $ROOT/tests/stacks.py s.data >folded &&
     spin=\$(awk '/;main;spin[ ;]/{ n += \$NF } END { print n + 0 }' folded) &&
     all=\$(awk '/ [0-9]+\$/ && !/^#/ { n += \$NF } END { print n + 0 }' folded) &&

@@ -4,7 +4,10 @@
  *
  * First calls work() 1000 times (exact arcs main -> work 1000) and burns
  * MS milliseconds (default 300) of CPU in spin(); prints "cpu N" (ms of
- * CPU used so far) on stderr; then ends:
+ * CPU used so far) and "steal S" (ms of spin's real time that were neither
+ * its CPU time nor waits for a CPU: on a virtual machine, the time the
+ * hypervisor held the CPU, which perf's cpu-clock counts and the CPU
+ * clock does not) on stderr; then ends:
  *
  *   exit            return 0 from main
  *   sig:NAME        raise(SIGNAME) with its default action
@@ -50,12 +53,34 @@ static double cpu_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static double ms_of(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ms this thread has waited on a run queue, or 0 if unknown */
+static double wait_ms(void)
+{
+    unsigned long long run, wait;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
+    if (f)
+        fclose(f);
+    return ok ? wait / 1e6 : 0;
+}
+
+static double stolen; /* ms of spin()'s real time neither CPU nor waits */
+
 NOINLINE void spin(double ms)
 {
-    double end = cpu_ms() + ms;
+    double r0 = ms_of(CLOCK_MONOTONIC), w0 = wait_ms(), c0 = cpu_ms(), end = c0 + ms;
     while (cpu_ms() < end)
         for (int i = 0; i < 200000; i++) /* mostly here, not in clock_gettime */
             sink += i;
+    double s = ms_of(CLOCK_MONOTONIC) - r0 - (wait_ms() - w0) - (cpu_ms() - c0);
+    stolen += s > 0 ? s : 0;
 }
 
 static int signum(const char *name)
@@ -147,12 +172,12 @@ int main(int argc, char **argv)
         work();
     if (strcmp(how, "exec-self") == 0) {
         spin(ms);
-        fprintf(stderr, "cpu %.0f\n", cpu_ms());
+        fprintf(stderr, "cpu %.0f steal %.0f\n", cpu_ms(), stolen);
         execl("/proc/self/exe", argv[0], "exit", "0", (char *)NULL);
         return 1;
     }
     spin(ms);
-    fprintf(stderr, "cpu %.0f\n", cpu_ms());
+    fprintf(stderr, "cpu %.0f steal %.0f\n", cpu_ms(), stolen);
     if (strcmp(how, "exit") == 0)
         return 0;
     if (strncmp(how, "sig:", 4) == 0)

@@ -1346,8 +1346,8 @@ static void note_late(struct tracked *t, uint64_t c)
  * timer, due meanwhile, fires once as the CPU comes back: one sample
  * where many periods went by, at the pc the thread stood at all along.
  * Steal is neither the thread's CPU time nor its runqueue wait (docs/
- * events.md), so wall would miss it: on these VMs 5-20% of a busy
- * thread's real time.  Early samples (jitter) give back what late ones
+ * events.md), so wall would miss it: on these VMs 5-40% of a busy
+ * thread's real time beside two busy loops.  Early samples (jitter) give back what late ones
  * took (the carry is signed). */
 static uint64_t wall_late(struct tracked *t)
 {
@@ -1532,6 +1532,7 @@ static uint64_t drain(struct tracked *t, int final)
                 /* the profile is being written: not the program's time */
                 if (c > t->ev_taken)
                     t->ev_taken = c;
+                t->late_carry = 0; /* (wall: nor its delays) */
             } else if (at_rate) {
                 /* the events since the thread's last sample taken, those
                  * of records the kernel lost meanwhile included */

@@ -13,7 +13,7 @@ gcc -O2 -pg -no-pie "$PROGS/calls.c" -o "$WORK/calls_np" || exit 1
 # or cgprof's) within 4 binomial standard deviations of the truth the
 # program measured (plus half a point), N the number of samples.
 shares_ok() {
-    awk -v n="$3" 'NR == FNR { for (i = 1; i < NF; i += 2) truth[$i] = $(i + 1); next }
+    awk -v n="$3" 'NR == FNR { for (i = 1; i < NF; i += 2) if ($i ~ /^f[0-9]+$/) truth[$i] = $(i + 1); next }
         $1 ~ /^[0-9.]+$/ && NF >= 4 && ($NF in truth) { got[$NF] = $1 }
         END { bad = 0
             if (n < 1) { print "no samples"; exit 1 }

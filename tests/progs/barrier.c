@@ -16,32 +16,16 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "clocks.h"
+
 static pthread_barrier_t all;
 static volatile long sink;
 static int block;
 static long user_us, sys_us, steal_us; /* atomic */
 
-static double ms_of(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* ms this thread has waited on a run queue, or 0 if unknown */
-static double wait_ms(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
-    if (f)
-        fclose(f);
-    return ok ? wait / 1e6 : 0;
-}
-
 static double cpu_ms(void)
 {
-    return ms_of(CLOCK_THREAD_CPUTIME_ID);
+    return clock_s(CLOCK_THREAD_CPUTIME_ID) * 1e3;
 }
 
 static void *run(void *arg)
@@ -53,11 +37,11 @@ static void *run(void *arg)
         pthread_sigmask(SIG_BLOCK, &every, NULL);
     }
     pthread_barrier_wait(&all);
-    double r0 = ms_of(CLOCK_MONOTONIC), w0 = wait_ms(), c0 = cpu_ms(), end = c0 + 20;
+    double r0 = clock_s(CLOCK_MONOTONIC) * 1e3, w0 = run_delay() * 1e3, c0 = cpu_ms(), end = c0 + 20;
     while (cpu_ms() < end)
         for (int i = 0; i < 10000; i++)
             sink += i;
-    double stolen = ms_of(CLOCK_MONOTONIC) - r0 - (wait_ms() - w0) - (cpu_ms() - c0);
+    double stolen = clock_s(CLOCK_MONOTONIC) * 1e3 - r0 - (run_delay() * 1e3 - w0) - (cpu_ms() - c0);
     if (stolen > 0)
         __atomic_add_fetch(&steal_us, (long)(stolen * 1e3), __ATOMIC_RELAXED);
     struct rusage ru;

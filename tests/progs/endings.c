@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 #define NOINLINE __attribute__((noinline))
 
 static volatile long sink;
@@ -53,33 +55,15 @@ static double cpu_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static double ms_of(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* ms this thread has waited on a run queue, or 0 if unknown */
-static double wait_ms(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
-    if (f)
-        fclose(f);
-    return ok ? wait / 1e6 : 0;
-}
-
 static double stolen; /* ms of spin()'s real time neither CPU nor waits */
 
 NOINLINE void spin(double ms)
 {
-    double r0 = ms_of(CLOCK_MONOTONIC), w0 = wait_ms(), c0 = cpu_ms(), end = c0 + ms;
+    double r0 = clock_s(CLOCK_MONOTONIC) * 1e3, w0 = run_delay() * 1e3, c0 = cpu_ms(), end = c0 + ms;
     while (cpu_ms() < end)
         for (int i = 0; i < 200000; i++) /* mostly here, not in clock_gettime */
             sink += i;
-    double s = ms_of(CLOCK_MONOTONIC) - r0 - (wait_ms() - w0) - (cpu_ms() - c0);
+    double s = clock_s(CLOCK_MONOTONIC) * 1e3 - r0 - (run_delay() * 1e3 - w0) - (cpu_ms() - c0);
     stolen += s > 0 ? s : 0;
 }
 

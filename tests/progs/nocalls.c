@@ -10,24 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "clocks.h"
+
 static volatile double sink;
-
-static inline __attribute__((always_inline)) double secs(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static inline __attribute__((always_inline)) double run_delay(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
-    if (f)
-        fclose(f);
-    return ok ? wait / 1e9 : 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -35,7 +20,7 @@ int main(int argc, char **argv)
     int steal = argc > 2 && strcmp(argv[2], "steal") == 0;
     double r0 = 0, w0 = 0;
     if (steal)
-        r0 = secs(CLOCK_MONOTONIC), w0 = run_delay();
+        r0 = clock_s(CLOCK_MONOTONIC), w0 = run_delay();
     struct timespec t0, t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     do {
@@ -44,7 +29,7 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     } while ((t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6 < ms);
     if (steal) {
-        double s = secs(CLOCK_MONOTONIC) - r0 - (run_delay() - w0) -
+        double s = clock_s(CLOCK_MONOTONIC) - r0 - (run_delay() - w0) -
                    ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9);
         printf("steal %.4f\n", s > 0 ? s : 0);
     }

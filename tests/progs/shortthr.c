@@ -19,30 +19,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clocks.h"
+
 static volatile double sink;
 static long per_us; /* loop iterations per microsecond */
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double cpu(void)
 {
     return clock_s(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/* seconds this thread has waited on a run queue, or 0 if unknown */
-static double run_delay(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
-    if (f)
-        fclose(f);
-    return ok ? wait / 1e9 : 0;
 }
 
 static void work(long n)

@@ -15,25 +15,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clocks.h"
+
 static volatile double sink;
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* seconds this thread has waited on a run queue, or 0 if unknown */
-static double run_delay(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
-    if (f)
-        fclose(f);
-    return ok ? wait / 1e9 : 0;
-}
 
 __attribute__((noinline)) void compute(double seconds)
 {

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 struct rec {
     long tid;
     long long cpu, real, steal;
@@ -34,17 +36,6 @@ static inline __attribute__((always_inline)) long long ns(clockid_t c)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* ns this thread has waited on a run queue, or 0 if unknown */
-static inline __attribute__((always_inline)) long long wait_ns(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    int ok = f && fscanf(f, "%llu %llu", &run, &wait) == 2;
-    if (f)
-        fclose(f);
-    return ok ? (long long)wait : 0;
-}
-
 __attribute__((noinline)) static void burn(long long until_cpu)
 {
     double x = 0;
@@ -58,12 +49,12 @@ __attribute__((noinline)) static void burn(long long until_cpu)
 __attribute__((noinline)) static void *worker(void *arg)
 {
     long i = (long)arg;
-    long long r0 = ns(CLOCK_MONOTONIC), w0 = wait_ns(), c0 = ns(CLOCK_THREAD_CPUTIME_ID);
+    long long r0 = ns(CLOCK_MONOTONIC), w0 = (long long)(run_delay() * 1e9), c0 = ns(CLOCK_THREAD_CPUTIME_ID);
     burn((i % 10 + 1) * us * 100LL);
     recs[i].tid = syscall(SYS_gettid);
     recs[i].cpu = ns(CLOCK_THREAD_CPUTIME_ID);
     recs[i].real = ns(CLOCK_MONOTONIC) - r0;
-    recs[i].steal = recs[i].real - (wait_ns() - w0) - (recs[i].cpu - c0);
+    recs[i].steal = recs[i].real - ((long long)(run_delay() * 1e9) - w0) - (recs[i].cpu - c0);
     if (recs[i].steal < 0)
         recs[i].steal = 0;
     return NULL;

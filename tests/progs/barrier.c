@@ -23,9 +23,9 @@ static volatile long sink;
 static int block;
 /* whether the threads measure their stolen time: each reads its schedstat
  * (a file descriptor) as its spin begins and ends, all at once -- with
- * 512 threads those opens took descriptors the profiler needed for its
- * threads' events (a thread went unsampled under ulimit -n 1024), so
- * only up to 64 threads; more report 0 */
+ * 512 threads under ulimit -n 1024 those opens could take descriptors the
+ * profiler needs for its threads' events, and some failed (a steal of
+ * 1,260 s summed), so only up to 64 threads; more report 0 */
 static int measure;
 static long user_us, sys_us, steal_us; /* atomic */
 

@@ -115,7 +115,7 @@ struct tracked {
     uint64_t wait_since;        /* its ring's first record waits for a snapshot since */
     uint64_t wait_ns, wait_carry;
     int wait_known;
-    int64_t late_carry; /* wall: its samples' delays not yet charged (ns) */
+    int64_t late_carry;  /* wall: its samples' delays not yet charged (ns) */
     uint32_t hlast_seen; /* its handler event's hlast seq at the last look */
     /* its handler event at the last scan: count, samples, whether seen;
      * its signals stopped (blocked) */

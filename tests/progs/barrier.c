@@ -76,7 +76,7 @@ int main(int argc, char **argv)
             return 1;
     for (int i = 0; i < n; i++)
         pthread_join(th[i], NULL);
-    printf("%d threads: user %.6f s, system %.6f s, steal %.6f s\n", n, user_us / 1e6,
-           sys_us / 1e6, steal_us / 1e6);
+    printf("%d threads: user %.6f s, system %.6f s, steal %.6f s\n", n, user_us / 1e6, sys_us / 1e6,
+           steal_us / 1e6);
     return 0;
 }

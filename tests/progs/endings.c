@@ -59,7 +59,8 @@ static double stolen; /* ms of spin()'s real time neither CPU nor waits */
 
 NOINLINE void spin(double ms)
 {
-    double r0 = clock_s(CLOCK_MONOTONIC) * 1e3, w0 = run_delay() * 1e3, c0 = cpu_ms(), end = c0 + ms;
+    double r0 = clock_s(CLOCK_MONOTONIC) * 1e3, w0 = run_delay() * 1e3, c0 = cpu_ms(),
+           end = c0 + ms;
     while (cpu_ms() < end)
         for (int i = 0; i < 200000; i++) /* mostly here, not in clock_gettime */
             sink += i;

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
                    (clock_s(CLOCK_THREAD_CPUTIME_ID) - c);
     }
     printf("compute %.4f blocked %.4f cpu %.4f waited %.4f of %.4f\n", computing, blocked,
-           clock_s(CLOCK_PROCESS_CPUTIME_ID), run_delay() - delay, clock_s(CLOCK_MONOTONIC) - start);
+           clock_s(CLOCK_PROCESS_CPUTIME_ID), run_delay() - delay,
+           clock_s(CLOCK_MONOTONIC) - start);
     return 0;
 }

@@ -49,7 +49,8 @@ __attribute__((noinline)) static void burn(long long until_cpu)
 __attribute__((noinline)) static void *worker(void *arg)
 {
     long i = (long)arg;
-    long long r0 = ns(CLOCK_MONOTONIC), w0 = (long long)(run_delay() * 1e9), c0 = ns(CLOCK_THREAD_CPUTIME_ID);
+    long long r0 = ns(CLOCK_MONOTONIC), w0 = (long long)(run_delay() * 1e9),
+              c0 = ns(CLOCK_THREAD_CPUTIME_ID);
     burn((i % 10 + 1) * us * 100LL);
     recs[i].tid = syscall(SYS_gettid);
     recs[i].cpu = ns(CLOCK_THREAD_CPUTIME_ID);
@@ -82,7 +83,8 @@ int main(int argc, char **argv)
     }
     long long cpu = ns(CLOCK_THREAD_CPUTIME_ID), real = ns(CLOCK_MONOTONIC) - r0;
     for (int i = 0; i < nt; i++)
-        printf("thread %ld %lld %lld %lld\n", recs[i].tid, recs[i].cpu, recs[i].real, recs[i].steal);
+        printf("thread %ld %lld %lld %lld\n", recs[i].tid, recs[i].cpu, recs[i].real,
+               recs[i].steal);
     printf("main %ld %lld %lld\n", (long)syscall(SYS_gettid), cpu, real);
     return 0;
 }

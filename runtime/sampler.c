@@ -1347,8 +1347,10 @@ static void note_late(struct tracked *t, uint64_t c)
  * where many periods went by, at the pc the thread stood at all along.
  * Steal is neither the thread's CPU time nor its runqueue wait (docs/
  * events.md), so wall would miss it: on these VMs 5-40% of a busy
- * thread's real time beside two busy loops.  Early samples (jitter) give back what late ones
- * took (the carry is signed). */
+ * thread's real time beside two busy loops.  Early samples (jitter) give
+ * back what late ones took (the carry is signed).  A deep thread's carry
+ * comes from its handler event's count (watch_blocked) and is charged
+ * at the sampler's looks (sample_waiting). */
 static uint64_t wall_late(struct tracked *t)
 {
     if (event->kind != CG_EV_WALL || t->late_carry < (int64_t)perf_period)
@@ -2004,13 +2006,13 @@ static void sample_waiting(struct tracked *t)
         t->last_leaf = hleaf;
         t->last_tree = htree;
     }
-    uint64_t weight = t->wait_carry / hz_period_ns, late = 0;
-    if (t->deep == 1 && t->late_carry >= (int64_t)hz_period_ns)
-        late = (uint64_t)t->late_carry / hz_period_ns;
-    if (!(weight + late) || !t->last_pc)
+    if (!t->last_pc)
+        return;
+    uint64_t weight = t->wait_carry / hz_period_ns;
+    uint64_t late = t->deep == 1 ? wall_late(t) : 0; /* (its ring's samples: in drain) */
+    if (!(weight + late))
         return;
     t->wait_carry -= weight * hz_period_ns;
-    t->late_carry -= (int64_t)(late * hz_period_ns);
     charge_wait(t, t->last_pc, weight + late);
 }
 

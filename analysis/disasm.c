@@ -13,6 +13,12 @@
  * whose range runs over .plt) from memory outside the section it read;
  * those bytes are not code it loaded, and they are skipped here.
  *
+ * AArch64 (gprof 2.40's aarch64.c rules): every aligned word of the
+ * function's range is decoded; an unconditional B or BL (imm26, either:
+ * gprof keeps tail branches too) whose target lies in a histogram and is
+ * exactly a function's entry is a static arc.  Conditional branches are
+ * not calls.  A word capstone cannot decode is stepped over.
+ *
  * Capstone is loaded when -c first needs it (dlopen), not linked: its
  * 1.8 MB of relocated tables cost every cgprof command 11 ms of start-up
  * on these machines, as much as gprof's whole report of Lua.  The unit
@@ -42,6 +48,7 @@ static struct {
     cs_insn *(*malloc)(csh);
     void (*free)(cs_insn *, size_t);
     bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+    cs_err (*option)(csh, cs_opt_type, size_t);
 } capstone;
 
 static int load_capstone(char *err, size_t errsz)
@@ -60,8 +67,9 @@ static int load_capstone(char *err, size_t errsz)
     *(void **)&capstone.malloc = dlsym(h, "cs_malloc");
     *(void **)&capstone.free = dlsym(h, "cs_free");
     *(void **)&capstone.disasm_iter = dlsym(h, "cs_disasm_iter");
+    *(void **)&capstone.option = dlsym(h, "cs_option");
     if (!capstone.open || !capstone.close || !capstone.malloc || !capstone.free ||
-        !capstone.disasm_iter) {
+        !capstone.disasm_iter || !capstone.option) {
         snprintf(err, errsz, "-c: %s lacks the functions needed", CS_SONAME);
         capstone.disasm_iter = NULL;
         return -1;
@@ -157,12 +165,47 @@ static int scan_function(csh cs, cs_insn *insn, const struct text *tx, const str
     return 0;
 }
 
-static int scan_all(const struct text *tx, int mode, const struct symtab *st,
+/* The kept calls of function J in [LO, HI) of AArch64 code: B and BL,
+ * decoded a word at a time with the instruction's detail (its target). */
+static int scan_function_a64(csh cs, cs_insn *insn, const struct text *tx, const struct symtab *st,
+                             const struct gmon_data *gd, size_t j, uint64_t lo, uint64_t hi,
+                             struct calls *out)
+{
+    for (uint64_t pc = lo; pc + 4 <= hi; pc += 4) {
+        const uint8_t *code = tx->bytes + (pc - tx->vma);
+        size_t left = 4;
+        uint64_t addr = pc;
+        if (!capstone.disasm_iter(cs, &code, &left, &addr, insn))
+            continue;
+        if (insn->id != ARM64_INS_BL && insn->id != ARM64_INS_B)
+            continue;
+        const cs_arm64 *a = &insn->detail->arm64;
+        if (a->cc != ARM64_CC_INVALID && a->cc != ARM64_CC_AL)
+            continue; /* b.cond */
+        if (a->op_count != 1 || a->operands[0].type != ARM64_OP_IMM)
+            continue;
+        uint64_t dest = (uint64_t)a->operands[0].imm;
+        if (!in_histogram(gd, dest))
+            continue;
+        long callee = symtab_lookup(st, dest);
+        if (callee >= 0 && st->syms[callee].addr == dest && push_call(out, (int)j, (int)callee))
+            return -1;
+    }
+    return 0;
+}
+
+static int scan_all(const struct text *tx, int arch, int mode, const struct symtab *st,
                     const struct gmon_data *gd, struct calls *out, char *err, size_t errsz)
 {
     csh cs;
-    if (capstone.open(CS_ARCH_X86, mode, &cs) != CS_ERR_OK) {
-        snprintf(err, errsz, "capstone: cannot open an x86 disassembler");
+    if (capstone.open(arch, mode, &cs) != CS_ERR_OK) {
+        snprintf(err, errsz, "capstone: cannot open a disassembler for %s",
+                 arch == CS_ARCH_ARM64 ? "AArch64" : "x86");
+        return -1;
+    }
+    if (arch == CS_ARCH_ARM64 && capstone.option(cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+        capstone.close(&cs);
+        snprintf(err, errsz, "capstone: no instruction detail for AArch64");
         return -1;
     }
     cs_insn *insn = capstone.malloc(cs);
@@ -177,7 +220,8 @@ static int scan_all(const struct text *tx, int mode, const struct symtab *st,
         if (hi > text_end)
             hi = text_end;
         if (lo < hi)
-            rc = scan_function(cs, insn, tx, st, gd, j, lo, hi, out);
+            rc = arch == CS_ARCH_ARM64 ? scan_function_a64(cs, insn, tx, st, gd, j, lo, hi, out)
+                                       : scan_function(cs, insn, tx, st, gd, j, lo, hi, out);
     }
     if (rc != 0)
         snprintf(err, errsz, "out of memory disassembling the text");
@@ -218,7 +262,7 @@ static int scan_elf(Elf *elf, const char *path, const struct symtab *st, const s
         snprintf(err, errsz, "%s: not an ELF file", path);
         return -1;
     }
-    if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386) {
+    if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386 && eh.e_machine != EM_AARCH64) {
         snprintf(err, errsz, "-c not supported on architecture %d", (int)eh.e_machine);
         return 1;
     }
@@ -226,8 +270,10 @@ static int scan_elf(Elf *elf, const char *path, const struct symtab *st, const s
         snprintf(err, errsz, "%s: no .text section", path);
         return -1;
     }
+    if (eh.e_machine == EM_AARCH64)
+        return scan_all(&tx, CS_ARCH_ARM64, CS_MODE_ARM, st, gd, out, err, errsz);
     int mode = eh.e_machine == EM_X86_64 ? CS_MODE_64 : CS_MODE_32;
-    return scan_all(&tx, mode, st, gd, out, err, errsz);
+    return scan_all(&tx, CS_ARCH_X86, mode, st, gd, out, err, errsz);
 }
 
 struct scan_ctx {

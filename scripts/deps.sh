@@ -9,6 +9,10 @@ need="$need protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go valgrind 
 # library calls (tests/t0600-libcalls.sh, t0601-libcalls-more.sh): ltrace
 # and uftrace count them independently
 need="$need ltrace uftrace"
+# AArch64 (tests/t0700-aarch64.sh): the cross compiler, its C library and
+# binutils (GNU aarch64-linux-gnu-gprof, the truth for its reports), and
+# qemu-user to run what it builds
+need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu qemu-user"
 missing=""
 for p in $need; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

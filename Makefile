@@ -1,19 +1,31 @@
 # cgprof: build, test, install.  `make help` lists the targets.
-CC      ?= gcc
+# ARCH: the runtime's architecture (runtime/arch/$(ARCH)/): x86_64, the
+# host's, builds everything; `make ARCH=aarch64` cross-builds the runtime
+# alone (libcgprof.so, libcgprof.a) with aarch64-linux-gnu-gcc into
+# build/aarch64/ (docs/architectures.md).
+ARCH    ?= x86_64
 PREFIX  ?= /usr/local
+ifeq ($(ARCH),x86_64)
+CC      ?= gcc
 BUILD   ?= build
+else
+CROSS   ?= $(ARCH)-linux-gnu-
+CC      := $(CROSS)gcc
+BUILD   ?= build/$(ARCH)
+endif
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 $(WARN)
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 
-RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/modules.c runtime/profile.c runtime/threadlog.c runtime/threads.c runtime/write.c runtime/init.c runtime/signals.c runtime/endings.c runtime/cfi.c runtime/unwind.c runtime/stacks.c runtime/libcalls.c runtime/insnlen.c runtime/ratecap.c
-RT_ASM  := runtime/arch/x86_64/mcount.S runtime/arch/x86_64/libcalls.S
-RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ASM:%.S=$(BUILD)/%.o)
+include runtime/arch/$(ARCH)/arch.mk
+RT_SRC  := runtime/events.c runtime/table.c runtime/arcs.c runtime/sample.c runtime/sampler.c runtime/modules.c runtime/profile.c runtime/threadlog.c runtime/threads.c runtime/write.c runtime/init.c runtime/signals.c runtime/endings.c runtime/cfi.c runtime/unwind.c runtime/stacks.c runtime/ratecap.c $(RT_ARCH_SRC)
+RT_OBJ  := $(RT_SRC:%.c=$(BUILD)/%.o) $(RT_ARCH_ASM:%.S=$(BUILD)/%.o)
 # interposers that only the shared runtime has (in a -static program libc.a's
-# definitions stand): runtime/privileges.c, runtime/clone.c, dlopen
-RT_SO_OBJ := $(BUILD)/runtime/privileges.o $(BUILD)/runtime/clone.o $(BUILD)/runtime/arch/x86_64/dlopen.o
-RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer
+# definitions stand): runtime/privileges.c, runtime/clone.c, and the
+# architecture's (x86-64: dlopen)
+RT_SO_OBJ := $(BUILD)/runtime/privileges.o $(BUILD)/runtime/clone.o $(RT_ARCH_SO:%.S=$(BUILD)/%.o)
+RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer -Iruntime -Iruntime/arch/$(ARCH)
 # Extra flags for one side only, e.g. sanitizers (see tests/t0900-sanitizers.sh)
 RT_EXTRA   ?=
 TOOL_EXTRA ?=
@@ -31,10 +43,15 @@ $(BUILD)/analysis/disasm.o: CPPFLAGS += $(if $(CS_SONAME),-DCS_SONAME='"$(CS_SON
 PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
 
 .PHONY: all check demo bench install clean help deps fuzz mutants
+ifeq ($(ARCH),x86_64)
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
+else
+all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a
+endif
 
 help:
 	@echo "make [all]      build libcgprof.so, libcgprof.a and cgprof into $(BUILD)/"
+	@echo "make ARCH=aarch64  cross-build the AArch64 runtime into build/aarch64/"
 	@echo "make demo       build and profile the bundled demo, print its report"
 	@echo "make check      run every test (ends with 'N passed, N failed')"
 	@echo "make bench      overhead and speed, side by side with glibc/gprof"
@@ -47,11 +64,11 @@ help:
 deps:
 	sh scripts/deps.sh
 
-$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/archash.h runtime/events.h runtime/writer.h runtime/unwind.h include/cgprof.h Makefile
+$(BUILD)/runtime/%.o: runtime/%.c runtime/rt.h runtime/archash.h runtime/arch/$(ARCH)/arch.h runtime/events.h runtime/writer.h runtime/unwind.h include/cgprof.h Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RT_CFLAGS) $(RT_EXTRA) -c $< -o $@
 
-$(BUILD)/runtime/arch/x86_64/%.o: runtime/arch/x86_64/%.S runtime/archash.h
+$(BUILD)/runtime/arch/$(ARCH)/%.o: runtime/arch/$(ARCH)/%.S runtime/archash.h
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 

@@ -627,6 +627,8 @@ static void index_pages(struct cg_cfi *t)
 struct cg_cfi *cg_cfi_build(uintptr_t lo, uintptr_t hi, uintptr_t hdr, uintptr_t seg_lo,
                             uintptr_t seg_hi)
 {
+    if (!CG_ARCH_CFI)
+        return NULL; /* not this architecture's rules: frame records alone */
     struct rd r = {hdr, seg_lo, seg_hi, 0};
     uint8_t version = (uint8_t)rd_n(&r, 1);
     uint8_t ptr_enc = (uint8_t)rd_n(&r, 1);

@@ -2,9 +2,15 @@
 #include "events.h"
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifndef sigev_notify_thread_id /* glibc before 2.35 does not name it */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
 
 #define SW(c) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c
 #define HW(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
@@ -78,8 +84,24 @@ const struct cg_event *cg_event_default(void)
     a.exclude_hv = 1;
     a.disabled = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd >= 0)
+    if (fd >= 0) {
         close(fd);
-    chosen = cg_event_find(fd >= 0 ? "cpu-clock" : "cpu");
+        chosen = cg_event_find("cpu-clock");
+        return chosen;
+    }
+    /* no perf events (an old or locked-down kernel, qemu-user): a CPU-time
+     * timer per thread; where threads cannot have one either (qemu-user
+     * has no SIGEV_THREAD_ID timers), the process's ITIMER_PROF, as
+     * glibc's runtime samples */
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    timer_t id;
+    int timers = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &id) == 0;
+    if (timers)
+        timer_delete(id);
+    chosen = cg_event_find(timers ? "cpu" : "itimer");
     return chosen;
 }

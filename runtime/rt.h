@@ -2,6 +2,7 @@
 #ifndef CGPROF_RT_H
 #define CGPROF_RT_H
 
+#include "arch.h" /* runtime/arch/$(ARCH)/ */
 #include "archash.h"
 #include "events.h"
 

@@ -154,7 +154,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc_)
     uint32_t weight = 1;
     if (si->si_code == SI_TIMER && si->si_overrun > 0)
         weight += (uint32_t)si->si_overrun;
-    count_pc((uintptr_t)uc->uc_mcontext.gregs[REG_RIP], weight);
+    count_pc(cg_uc_pc(uc), weight);
     if (cg_stacks_on)
         cg_stack_sample_uc(uc, weight);
     __atomic_sub_fetch(&cg_sampling_inflight, 1, __ATOMIC_RELEASE);

@@ -460,7 +460,7 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
      * tell the runtime's own work from the program's */
     if (stack_copy) {
         a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-        a.sample_regs_user = 1u << 6 | 1u << 7 | 1u << 8; /* bp, sp, ip */
+        a.sample_regs_user = CG_PERF_REGS_USER; /* fp, sp, pc */
         a.sample_stack_user = stack_copy;
     }
     a.exclude_hv = 1;
@@ -646,9 +646,9 @@ CG_OWN static void snapshot(struct snapring *q, void *uc_)
         e->leaf = leaf;
         e->cut = cut;
         e->own = in_runtime(frames, n);
-        e->pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-        e->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-        e->bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+        e->pc = cg_uc_pc(uc);
+        e->sp = cg_uc_sp(uc);
+        e->bp = cg_uc_fp(uc);
         e->tree = tree;
         __atomic_store_n(&e->seq, w + 1, __ATOMIC_RELEASE);
         __atomic_store_n(&q->w, w + 1, __ATOMIC_RELEASE);
@@ -835,7 +835,7 @@ CG_OWN static void take_in_thread(int fd, void *uc_)
     __atomic_add_fetch(&cg_sampling_inflight, 1, __ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&cg_paused, __ATOMIC_SEQ_CST)) {
         const ucontext_t *uc = uc_;
-        uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+        uintptr_t pc = cg_uc_pc(uc);
         if (!cg_stacks_on) {
             cg_sample_count_pc(pc, w);
             publish_last(fd, pc, UINT32_MAX, NULL);

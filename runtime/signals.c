@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int cg_sample_sig;
@@ -87,6 +88,22 @@ static void drop_lock(const sigset_t *old)
 static int is_default(const struct sigaction *sa)
 {
     return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
+}
+
+/* Whether a timer can send SIG: qemu-user keeps the highest real-time
+ * signals for itself (its sigaction takes them, but its timer_create
+ * refuses them with EINVAL, and nothing would arrive). */
+static int timer_can_send(int sig)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_SIGNAL;
+    sev.sigev_signo = sig;
+    timer_t id;
+    if (timer_create(CLOCK_MONOTONIC, &sev, &id) != 0)
+        return 0;
+    timer_delete(id);
+    return 1;
 }
 
 static int is_handler(const struct sigaction *sa)
@@ -202,7 +219,7 @@ void cg_signals_init(int itimer)
     take_lock(&old);
     for (int s = SIGRTMAX; s >= SIGRTMIN && !cg_sample_sig; s--) {
         struct sigaction cur;
-        if (__sigaction(s, NULL, &cur) == 0 && is_default(&cur)) {
+        if (__sigaction(s, NULL, &cur) == 0 && is_default(&cur) && timer_can_send(s)) {
             cg_sample_sig = s;
             sigs[s].prog = cur;
             sigs[s].managed = 1;

@@ -258,7 +258,7 @@ int cg_table_add(struct cg_table *tb, uintptr_t from, uintptr_t self, uint64_t w
     }
     /* one instruction: a signal handler counting into this table from the
      * same thread cannot interleave with it */
-    __asm__ volatile("addq %1, %0" : "+m"(sl->count) : "r"(weight));
+    cg_count_add(&sl->count, weight);
     return 0;
 }
 

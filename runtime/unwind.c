@@ -143,10 +143,9 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
         case CG_CFA_SIGNAL: {
             /* a signal handler returned here: the interrupted context is the
              * ucontext at sp, and its pc is exact, not a return address */
-            uintptr_t g = sp + offsetof(ucontext_t, uc_mcontext.gregs);
             uintptr_t npc, nsp;
-            if (!rd(m, g + REG_RIP * 8, &npc) || !rd(m, g + REG_RSP * 8, &nsp) ||
-                !rd(m, g + REG_RBP * 8, &nbp) || npc == 0)
+            if (!rd(m, sp + CG_SIGFRAME_PC, &npc) || !rd(m, sp + CG_SIGFRAME_SP, &nsp) ||
+                !rd(m, sp + CG_SIGFRAME_FP, &nbp) || npc == 0)
                 return n;
             if (n == max) {
                 *cut = 1;

@@ -244,12 +244,12 @@ test_expect "-fno-plt: a dlopen'ed -pg module's calls through the GOT counted ex
         'lc_plugin_strlen strlen $N' | diff -u - got.npdl1
 "
 
-# The decoder the runtime finds call sites with (runtime/insnlen.c) gives
+# The decoder the runtime finds call sites with (runtime/arch/x86_64/insnlen.c) gives
 # capstone's length for every instruction of real code, or says it is not
 # sure (then the function is left alone): over the symbols of libc,
 # libstdc++ and the cgprof binary, and a linear sweep of libc's text
-if ! cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/runtime" -I"$ROOT/include" \
-    "$ROOT/tests/unit/insnlen_vs_capstone.c" "$ROOT/runtime/insnlen.c" -lcapstone -lelf \
+if ! cc -std=c11 -Wall -Wextra -D_GNU_SOURCE -I"$ROOT/runtime" -I"$ROOT/runtime/arch/x86_64" -I"$ROOT/include" \
+    "$ROOT/tests/unit/insnlen_vs_capstone.c" "$ROOT/runtime/arch/x86_64/insnlen.c" -lcapstone -lelf \
     -o "$WORK/insnlen_vs_capstone" 2>"$WORK/ivc.err"; then
     cat "$WORK/ivc.err"
     test_expect "the instruction-length decoder agrees with capstone" "false"

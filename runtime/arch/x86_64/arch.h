@@ -1,0 +1,47 @@
+/* x86-64: what the portable runtime needs of the machine (besides the
+ * entry stubs in mcount.S and the library-call stubs in libcalls.S).
+ * Each architecture has its own runtime/arch/NAME/arch.h with the same
+ * names; rt.h includes the one the Makefile's ARCH picks. */
+#ifndef CG_ARCH_H
+#define CG_ARCH_H
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#define CG_ARCH_NAME "x86-64"
+
+/* The interrupted pc, stack pointer and frame pointer of a signal's context. */
+static inline uintptr_t cg_uc_pc(const ucontext_t *uc)
+{
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+static inline uintptr_t cg_uc_sp(const ucontext_t *uc)
+{
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+}
+static inline uintptr_t cg_uc_fp(const ucontext_t *uc)
+{
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+}
+
+/* Where a signal handler returns (the kernel's rt_sigreturn frame at sp):
+ * the offsets from that sp of the interrupted pc, sp and frame pointer. */
+#define CG_SIGFRAME_PC (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RIP * 8)
+#define CG_SIGFRAME_SP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RSP * 8)
+#define CG_SIGFRAME_FP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RBP * 8)
+
+/* perf_event_open's user registers: the frame pointer, the stack pointer
+ * and the pc, whose bits come in that (ascending) order in a sample. */
+#define CG_PERF_REGS_USER ((1ull << 6) | (1ull << 7) | (1ull << 8)) /* bp, sp, ip */
+
+/* cfi.c reads this architecture's .eh_frame (its register numbers and
+ * return-address rule); 0: stacks are walked by frame pointers alone. */
+#define CG_ARCH_CFI 1
+
+/* Adds W to *C in one instruction: a signal handler on the same thread
+ * that counts into the same place cannot interleave with it. */
+static inline void cg_count_add(uint64_t *c, uint64_t w)
+{
+    __asm__ volatile("addq %1, %0" : "+m"(*c) : "r"(w));
+}
+#endif

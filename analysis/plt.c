@@ -6,7 +6,9 @@
  * one resolver stub, then one 16-byte stub per .rela.plt entry, in order;
  * with IBT (.plt.sec) the stubs proper are there, one per entry.  A
  * .plt.got stub is an indirect jump through a GOT slot, which a
- * .rela.dyn entry names.
+ * .rela.dyn entry names.  AArch64 (as binutils lays it out without BTI
+ * or PAC): a 32-byte resolver stub, then 16-byte stubs in .rela.plt's
+ * order.
  */
 #include "plt.h"
 
@@ -125,8 +127,11 @@ size_t plt_names(Elf *elf, struct plt_name **out)
     GElf_Shdr sh, rsh;
     if (stubs && s.rela_plt && gelf_getshdr(stubs, &sh) && gelf_getshdr(s.rela_plt, &rsh) &&
         rsh.sh_entsize != 0) {
+        GElf_Ehdr eh;
+        int a64 = gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64;
         uint64_t size = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
-        uint64_t first = s.plt_sec ? 0 : 1; /* .plt begins with the resolver's stub */
+        /* .plt begins with the resolver's stub: one stub's size, two on AArch64 */
+        uint64_t first = s.plt_sec ? 0 : a64 ? 32 / size : 1;
         size_t nrel = rsh.sh_size / rsh.sh_entsize;
         for (size_t i = 0; rc == 0 && i < nrel && (first + i + 1) * size <= sh.sh_size; i++) {
             GElf_Rela r;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define ERR_LEN 512
 
@@ -303,6 +304,36 @@ static int kernel_frames(struct cgdata *d, const char *path, int keep, const cha
     return 0;
 }
 
+/* A module recorded by a path this machine does not have, found under
+ * another root: CGPROF_SYMFS, then QEMU_LD_PREFIX (a program run under
+ * qemu-user records its libraries by the paths it saw, /lib/libc.so.6,
+ * which qemu took from under that prefix).  0, or -1 out of memory. */
+static int relocate_modules(struct cgdata *d)
+{
+    const char *roots[2] = {getenv("CGPROF_SYMFS"), getenv("QEMU_LD_PREFIX")};
+    for (size_t i = 0; i < d->nmodules; i++) {
+        struct cgdata_module *m = &d->modules[i];
+        if (m->image || !m->path || m->path[0] != '/' || access(m->path, F_OK) == 0)
+            continue;
+        for (size_t k = 0; k < 2; k++) {
+            if (!roots[k] || !roots[k][0])
+                continue;
+            size_t len = strlen(roots[k]) + strlen(m->path) + 1;
+            char *at = malloc(len);
+            if (!at)
+                return -1;
+            snprintf(at, len, "%s%s", roots[k], m->path);
+            if (access(at, F_OK) == 0) {
+                free(m->path);
+                m->path = at;
+                break;
+            }
+            free(at);
+        }
+    }
+    return 0;
+}
+
 static int load_cgdata(struct load_profile *p, char **files, int nfiles, const char *prog,
                        unsigned sym_flags, int quiet, int kernel, const char *cmd)
 {
@@ -311,6 +342,10 @@ static int load_cgdata(struct load_profile *p, char **files, int nfiles, const c
     const char *path = files[0];
     if (read_cgdata_sum(d, files, nfiles, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", cmd, esc_text(err));
+        return 1;
+    }
+    if (relocate_modules(d) != 0) {
+        fprintf(stderr, "%s: out of memory\n", cmd);
         return 1;
     }
     for (size_t i = 0; prog && i < d->nmodules; i++)

@@ -126,6 +126,41 @@ split64() {
 test_expect "the default event under qemu: a 60/30/10 split, each share within 4 sigma of the program's clocks" \
     split64
 
+# the cgprof format from the AArch64 runtime, read on this host: the
+# libraries qemu-user loaded from its prefix (/lib/libc.so.6 to the
+# program) found there (QEMU_LD_PREFIX, or CGPROF_SYMFS), the PLT's stubs
+# named, the stacks walked by frame records whole: _start .. main, deep
+# 21 times, the leaf
+stacks64() {
+    rm -f c.data* &&
+        qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_FORMAT=cgprof -E CGPROF_OUTPUT=c.data \
+            ./split 300000 20 >truth2 2>err && cat truth2 err && mv c.data.* c.data &&
+        env -u QEMU_LD_PREFIX $CGPROF_REAL report -b -p c.data >flat0 2>err0 && cat err0 &&
+        grep -q "no symbols for /lib/libc.so.6" err0 &&
+        $CGPROF report -b -p c.data >flat2 2>err2 && cat flat2 err2 && ! grep -q "no symbols" err2 &&
+        grep -q " clock_gettime \[libc.so.6\]$" flat2 && ! grep -q " _init$" flat2 &&
+        $CGPROF export -f folded -o f.folded c.data && head -c 3000 f.folded || return 1
+    whole="_start;__libc_start_main [libc.so.6];[libc.so.6];main"
+    k=0
+    while [ $k -le 20 ]; do whole="$whole;deep" && k=$((k + 1)); done
+    for f in f60 f30 f10; do
+        awk -v f=$f -v w="$whole;$f" '{ n = $NF; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, a, ";") }
+            a[k] == f { all += n; if (st == w) good += n }
+            END { printf "%s: %d of %d samples on the whole stack\n", f, good, all; exit !(all > 0 && good >= 0.99 * all) }' f.folded ||
+            return 1
+    done
+    n=$(awk '$NF ~ /^f(60|30|10)$/ { s += $3 } END { printf "%d", s * 1000 }' flat2)
+    for f in f60 f30 f10; do
+        want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth2)
+        got=$(awk -v f=$f '$NF == f { print $1 }' flat2)
+        awk -v f=$f -v a="$got" -v b="$want" -v n="$n" 'BEGIN { p = b / 100; tol = 400 * sqrt(p * (1 - p) / n) + 0.5
+            d = a - b; if (d < 0) d = -d; printf "%s: %s vs %s, tolerance %.2f\n", f, a, b, tol; exit !(d <= tol) }' ||
+            return 1
+    done
+}
+test_expect "cgprof format from AArch64: libraries under qemu's prefix, PLT names, whole stacks by frame records, the split" \
+    stacks64
+
 test_expect "two AArch64 profiles summed as $A64GPROF sums them" "
     cp calls0.gmon a.gmon && run calls0 &&
     $A64GPROF -b calls0 a.gmon calls0.gmon >want 2>&1 &&

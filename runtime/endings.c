@@ -80,9 +80,60 @@ static int run_id_parse(const char *s, unsigned char id[16])
     return 0;
 }
 
+/* Tasks of the thread group that were there before the runtime started,
+ * other than main: not the program's (qemu-user's own threads share the
+ * group with the program it runs), so they do not keep it alive below. */
+#define FOREIGN_MAX 8
+static pid_t foreign[FOREIGN_MAX];
+static int nforeign;
+
+/* Calls FN(tid, CTX) for each task of the thread group; the count, or -1. */
+static long each_task(void (*fn)(pid_t, void *), void *ctx)
+{
+    char buf[512];
+    int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    long tasks = 0, got;
+    while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+        for (long off = 0; off < got;) {
+            unsigned short reclen;
+            memcpy(&reclen, buf + off + 16, 2);
+            const char *name = buf + off + 19;
+            if (name[0] != '.') {
+                tasks++;
+                if (fn) {
+                    long tid = 0;
+                    for (const char *c = name; *c >= '0' && *c <= '9'; c++)
+                        tid = tid * 10 + (*c - '0');
+                    fn((pid_t)tid, ctx);
+                }
+            }
+            off += reclen;
+        }
+    close(dir);
+    return tasks;
+}
+
+static void note_foreign(pid_t tid, void *ctx)
+{
+    (void)ctx;
+    if (tid != my_pid && nforeign < FOREIGN_MAX)
+        foreign[nforeign++] = tid;
+}
+
+static void count_foreign(pid_t tid, void *ctx)
+{
+    for (int i = 0; i < nforeign; i++)
+        if (foreign[i] == tid)
+            ++*(long *)ctx;
+}
+
 void cg_endings_init(void)
 {
     my_pid = getpid();
+    nforeign = 0;
+    each_task(note_foreign, NULL);
     const char *cp = getenv("CGPROF_CHECKPOINT");
     if (cp && *cp) {
         int ok;
@@ -130,6 +181,7 @@ void cg_endings_init(void)
 void cg_endings_after_fork(void)
 {
     my_pid = getpid();
+    nforeign = 0; /* the child is its one thread */
     done = 0;
     write_req = write_done = 0;
     req_final = 0;
@@ -177,11 +229,19 @@ void cg_runtime_cost(struct cg_runtime_cost *c)
 /* glibc ends the process with exit(0) when its last thread ends; the
  * helper thread, itself a thread, would keep it alive.  So the helper
  * does that itself when every other thread is gone: the thread group's
- * leader a zombie (main called pthread_exit) and nobody but us left. */
+ * leader a zombie (main called pthread_exit) and nobody but us left.
+ * The leader's state is read from its own task entry: qemu-user makes up
+ * /proc/self/stat (never 'Z'), not the task directory. */
 static void last_thread_check(void)
 {
-    char buf[512];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    char buf[512], path[64] = "/proc/self/task/", digits[16];
+    size_t at = strlen(path), nd = 0;
+    for (unsigned long v = (unsigned long)my_pid; nd == 0 || v; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd)
+        path[at++] = digits[--nd];
+    memcpy(path + at, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
     ssize_t n = read(fd, buf, sizeof buf - 1);
@@ -192,20 +252,9 @@ static void last_thread_check(void)
     const char *paren = strrchr(buf, ')');
     if (!paren || paren[1] != ' ' || paren[2] != 'Z')
         return;
-    int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return;
-    long tasks = 0, got;
-    while ((got = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
-        for (long off = 0; off < got;) {
-            unsigned short reclen;
-            memcpy(&reclen, buf + off + 16, 2);
-            if (buf[off + 19] != '.')
-                tasks++;
-            off += reclen;
-        }
-    close(dir);
-    if (tasks <= 2) /* the zombie leader and us */
+    long others = 0;
+    long tasks = each_task(count_foreign, &others);
+    if (tasks >= 0 && tasks - others <= 2) /* the zombie leader and us */
         exit(0);
 }
 

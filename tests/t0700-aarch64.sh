@@ -161,6 +161,48 @@ stacks64() {
 test_expect "cgprof format from AArch64: libraries under qemu's prefix, PLT names, whole stacks by frame records, the split" \
     stacks64
 
+# every ending leaves its profile, the program's status unchanged
+$A64CC -O2 -pg -pthread -I"$PROGS" "$PROGS/endings.c" -o endings &&
+    $A64CC -O2 -pg -pthread "$PROGS/proc.c" -o proc &&
+    $A64CC -O2 -pthread "$PROGS/forkthread.c" -o forkthread || exit 1
+# ending64 HOW: the status with the runtime is the status without it, and
+# gmon.out has main -> work 1000 exactly
+ending64() {
+    qemu-aarch64 ./endings "$1" 20 >/dev/null 2>&1
+    want=$?
+    rm -f gmon.out
+    qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./endings "$1" 20 >/dev/null 2>err
+    got=$?
+    echo "status $got, without the runtime $want"
+    test "$got" = "$want" && arcs64 endings gmon.out | grep -x "main work 1000"
+}
+for how in exit sig:INT sig:TERM sig:QUIT abort segv _exit thread-exit own-exit:TERM \
+    own-reraise:SEGV own-return:USR1 resethand:USR1 overflow thread-overflow; do
+    test_expect "AArch64 ending '$how': the same status, the profile written, counts exact" "ending64 $how"
+done
+test_expect "AArch64: main ends with pthread_exit: written when the last thread exits (qemu's own thread not counted)" '
+    rm -f gmon.out && timeout 60 qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc lastthread &&
+    arcs64 proc gmon.out | grep -x "worker f 4"'
+test_expect "AArch64: exit() from a thread, 100,000 frames of recursion, a dump on USR1" '
+    rm -f gmon.*; qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc threadexit; test $? = 3 &&
+    arcs64 proc gmon.out | grep -x "exiter f 5" &&
+    rm -f gmon.* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc deep &&
+    arcs64 proc gmon.out | grep -x "rec rec 100000" &&
+    rm -f gmon.* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_DUMP_SIGNAL=USR1 ./proc dump &&
+    arcs64 proc gmon.dump | grep -x "main f 1000" && arcs64 proc gmon.out | grep -x "main f 1500"'
+test_expect "AArch64: exec: the data so far is written before the new image runs" '
+    rm -f gmon.* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc exec 2>/dev/null &&
+    arcs64 proc gmon.out | grep -x "main f 3"'
+if qemu-aarch64 ./forkthread >/dev/null 2>&1; then
+    test_expect "AArch64: fork: the child writes its own file" '
+        rm -f gmon.out* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc fork >out &&
+        child=$(sed -n "s/^child //p" out) &&
+        arcs64 proc gmon.out | grep -x "main h 5" && arcs64 proc gmon.out.$child | grep -x "main g 7"'
+else
+    test_skip "AArch64: fork: the child writes its own file" \
+        "this qemu-aarch64 fails when a forked child of a threaded process starts a thread (tests/progs/forkthread.c, without cgprof)"
+fi
+
 test_expect "two AArch64 profiles summed as $A64GPROF sums them" "
     cp calls0.gmon a.gmon && run calls0 &&
     $A64GPROF -b calls0 a.gmon calls0.gmon >want 2>&1 &&

@@ -137,6 +137,19 @@ static uint64_t gprof_target(uint64_t pc, const uint8_t *d)
     return pc + 5 + (uint64_t)rel;
 }
 
+/* A call from function J to DEST is kept, as gprof keeps it, when DEST is
+ * in a histogram and exactly a function's entry.  0, or -1 out of memory. */
+static int keep_call(const struct symtab *st, const struct gmon_data *gd, size_t j, uint64_t dest,
+                     struct calls *out)
+{
+    if (!in_histogram(gd, dest))
+        return 0;
+    long callee = symtab_lookup(st, dest);
+    if (callee >= 0 && st->syms[callee].addr == dest)
+        return push_call(out, (int)j, (int)callee);
+    return 0;
+}
+
 /* Decodes function J's bytes in [LO, HI) and records its kept calls. */
 static int scan_function(csh cs, cs_insn *insn, const struct text *tx, const struct symtab *st,
                          const struct gmon_data *gd, size_t j, uint64_t lo, uint64_t hi,
@@ -155,11 +168,7 @@ static int scan_function(csh cs, cs_insn *insn, const struct text *tx, const str
         if (insn->id != X86_INS_CALL || insn->size < 5 || insn->bytes[insn->size - 5] != 0xe8)
             continue;
         uint64_t at = insn->address + insn->size - 5;
-        uint64_t dest = gprof_target(at, insn->bytes + insn->size - 4);
-        if (!in_histogram(gd, dest))
-            continue;
-        long callee = symtab_lookup(st, dest);
-        if (callee >= 0 && st->syms[callee].addr == dest && push_call(out, (int)j, (int)callee))
+        if (keep_call(st, gd, j, gprof_target(at, insn->bytes + insn->size - 4), out) != 0)
             return -1;
     }
     return 0;
@@ -184,11 +193,7 @@ static int scan_function_a64(csh cs, cs_insn *insn, const struct text *tx, const
             continue; /* b.cond */
         if (a->op_count != 1 || a->operands[0].type != ARM64_OP_IMM)
             continue;
-        uint64_t dest = (uint64_t)a->operands[0].imm;
-        if (!in_histogram(gd, dest))
-            continue;
-        long callee = symtab_lookup(st, dest);
-        if (callee >= 0 && st->syms[callee].addr == dest && push_call(out, (int)j, (int)callee))
+        if (keep_call(st, gd, j, (uint64_t)a->operands[0].imm, out) != 0)
             return -1;
     }
     return 0;

@@ -105,23 +105,28 @@ test_expect "4 threads, -static with libcgprof.a: every arc count exact, report 
 # are short, and the next function gets the sample -- glibc's own runtime
 # too (split 60000: f10 2-2.8% for 9.8% with glibc's, 1.6-2.1% with ours;
 # 300000: 9.5% for 10.0%), an emulator's limit (docs/architectures.md)
-# split64: f60/f30/f10's shares of split's samples against the program's
-# own clocks, within 4 binomial deviations plus half a point (t0300)
+# shares_near TRUTH FLAT: f60/f30/f10's shares of split's samples (a flat
+# profile, at least 300 samples) against the program's own clocks, within
+# 4 binomial deviations plus half a point (as t0300), and one more point
+# for qemu's late signals (above: 0.5 points with 7 ms calls, quiet)
+shares_near() {
+    n=$(awk '$NF ~ /^f(60|30|10)$/ { s += $3 } END { printf "%d", s * 1000 }' "$2")
+    echo "$n samples"
+    test "$n" -ge 300 || return 1
+    for f in f60 f30 f10; do
+        want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' "$1")
+        got=$(awk -v f=$f '$NF == f { print $1 }' "$2")
+        awk -v f=$f -v a="$got" -v b="$want" -v n="$n" 'BEGIN { p = b / 100; tol = 400 * sqrt(p * (1 - p) / n) + 1.5
+            d = a - b; if (d < 0) d = -d; printf "%s: %s vs %s, tolerance %.2f\n", f, a, b, tol; exit !(d <= tol) }' ||
+            return 1
+    done
+}
 split64() {
     $A64CC -O2 -pg -I"$PROGS" "$PROGS/split.c" -o split &&
         rm -f gmon.out && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./split 300000 >truth 2>err &&
         cat truth err && ! grep -q "not sampled" err &&
         $CGPROF report -b -p split gmon.out >flat && cat flat || return 1
-    n=$(awk '$NF ~ /^f(60|30|10)$/ { s += $3 } END { printf "%d", s * 1000 }' flat)
-    echo "$n samples"
-    test "$n" -ge 300 || return 1
-    for f in f60 f30 f10; do
-        want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth)
-        got=$(awk -v f=$f '$NF == f { print $1 }' flat)
-        awk -v f=$f -v a="$got" -v b="$want" -v n="$n" 'BEGIN { p = b / 100; tol = 400 * sqrt(p * (1 - p) / n) + 0.5
-            d = a - b; if (d < 0) d = -d; printf "%s: %s vs %s, tolerance %.2f\n", f, a, b, tol; exit !(d <= tol) }' ||
-            return 1
-    done
+    shares_near truth flat
 }
 test_expect "the default event under qemu: a 60/30/10 split, each share within 4 sigma of the program's clocks" \
     split64
@@ -149,16 +154,9 @@ stacks64() {
             END { printf "%s: %d of %d samples on the whole stack\n", f, good, all; exit !(all > 0 && good >= 0.99 * all) }' f.folded ||
             return 1
     done
-    n=$(awk '$NF ~ /^f(60|30|10)$/ { s += $3 } END { printf "%d", s * 1000 }' flat2)
-    for f in f60 f30 f10; do
-        want=$(awk -v f=$f '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' truth2)
-        got=$(awk -v f=$f '$NF == f { print $1 }' flat2)
-        awk -v f=$f -v a="$got" -v b="$want" -v n="$n" 'BEGIN { p = b / 100; tol = 400 * sqrt(p * (1 - p) / n) + 0.5
-            d = a - b; if (d < 0) d = -d; printf "%s: %s vs %s, tolerance %.2f\n", f, a, b, tol; exit !(d <= tol) }' ||
-            return 1
-    done
+    echo "(the split's shares are split64's check)"
 }
-test_expect "cgprof format from AArch64: libraries under qemu's prefix, PLT names, whole stacks by frame records, the split" \
+test_expect "cgprof format from AArch64: libraries under qemu's prefix, PLT names, whole stacks by frame records" \
     stacks64
 
 # every ending leaves its profile, the program's status unchanged

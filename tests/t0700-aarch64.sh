@@ -19,11 +19,16 @@ if ! command -v $A64CC >/dev/null || ! command -v $A64GPROF >/dev/null ||
     exit 0
 fi
 export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
+# qemu64 ARGS...: qemu-aarch64, killed if it runs 3 minutes (a hang fails
+# its check, never the suite); its status, or the signal that ended it
+qemu64() {
+    timeout -k 5 180 qemu-aarch64 "$@"
+}
 # run PROG ARGS...: PROG under qemu-aarch64 in $WORK, its gmon.out kept as PROG.gmon
 run() {
     p=$1
     shift
-    rm -f gmon.out && qemu-aarch64 ./$p "$@" >$p.out && mv gmon.out $p.gmon
+    rm -f gmon.out && qemu64 ./$p "$@" >$p.out && mv gmon.out $p.gmon
 }
 
 cd "$WORK" || exit 1
@@ -83,18 +88,18 @@ same_bytes() {
 }
 test_expect "4 threads, libcgprof.so preloaded under qemu: every arc count exact, report the same bytes as gprof" '
     $A64CC -O2 -pg -pthread "$PROGS/threads.c" -o rthreads &&
-    rm -f gmon.out && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./rthreads >/dev/null 2>err && cat err &&
+    rm -f gmon.out && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./rthreads >/dev/null 2>err && cat err &&
     arcs64 rthreads gmon.out >got.arcs && diff -u threads.expected got.arcs &&
     same_bytes rthreads gmon.out'
 test_expect "4 threads, linked with libcgprof.a: every arc count exact" '
     $A64CC -O2 -pg -pthread "$PROGS/threads.c" "$RT/libcgprof.a" -o lthreads &&
-    rm -f gmon.out && qemu-aarch64 ./lthreads >/dev/null &&
+    rm -f gmon.out && qemu64 ./lthreads >/dev/null &&
     arcs64 lthreads gmon.out >got.arcs && diff -u threads.expected got.arcs'
 # -static: libc.a'"'"'s own gmon stays out (libcgprof.a'"'"'s _mcount comes first);
 # glibc'"'"'s start-up code calls main and the threads'"'"' functions
 test_expect "4 threads, -static with libcgprof.a: every arc count exact, report the same bytes as gprof" '
     $A64CC -static -O2 -pg -pthread "$PROGS/threads.c" "$RT/libcgprof.a" -o sthreads &&
-    rm -f gmon.out && qemu-aarch64 ./sthreads >/dev/null &&
+    rm -f gmon.out && qemu64 ./sthreads >/dev/null &&
     arcs64 sthreads gmon.out | grep -v -e "^__libc_start_call_main main 1$" -e "^start_thread thread_main 4$" >got.arcs &&
     diff -u threads.expected got.arcs && same_bytes sthreads gmon.out'
 
@@ -123,7 +128,7 @@ shares_near() {
 }
 split64() {
     $A64CC -O2 -pg -I"$PROGS" "$PROGS/split.c" -o split &&
-        rm -f gmon.out && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./split 300000 >truth 2>err &&
+        rm -f gmon.out && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./split 300000 >truth 2>err &&
         cat truth err && ! grep -q "not sampled" err &&
         $CGPROF report -b -p split gmon.out >flat && cat flat || return 1
     shares_near truth flat
@@ -138,7 +143,7 @@ test_expect "the default event under qemu: a 60/30/10 split, each share within 4
 # 21 times, the leaf
 stacks64() {
     rm -f c.data* &&
-        qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_FORMAT=cgprof -E CGPROF_OUTPUT=c.data \
+        qemu64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_FORMAT=cgprof -E CGPROF_OUTPUT=c.data \
             ./split 300000 20 >truth2 2>err && cat truth2 err && mv c.data.* c.data &&
         env -u QEMU_LD_PREFIX $CGPROF_REAL report -b -p c.data >flat0 2>err0 && cat err0 &&
         grep -q "no symbols for /lib/libc.so.6" err0 &&
@@ -166,10 +171,10 @@ $A64CC -O2 -pg -pthread -I"$PROGS" "$PROGS/endings.c" -o endings &&
 # ending64 HOW: the status with the runtime is the status without it, and
 # gmon.out has main -> work 1000 exactly
 ending64() {
-    qemu-aarch64 ./endings "$1" 20 >/dev/null 2>&1
+    qemu64 ./endings "$1" 20 >/dev/null 2>&1
     want=$?
     rm -f gmon.out
-    qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./endings "$1" 20 >/dev/null 2>err
+    qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./endings "$1" 20 >/dev/null 2>err
     got=$?
     echo "status $got, without the runtime $want"
     test "$got" = "$want" && arcs64 endings gmon.out | grep -x "main work 1000"
@@ -179,21 +184,21 @@ for how in exit sig:INT sig:TERM sig:QUIT abort segv _exit thread-exit own-exit:
     test_expect "AArch64 ending '$how': the same status, the profile written, counts exact" "ending64 $how"
 done
 test_expect "AArch64: main ends with pthread_exit: written when the last thread exits (qemu's own thread not counted)" '
-    rm -f gmon.out && timeout 60 qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc lastthread &&
+    rm -f gmon.out && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc lastthread &&
     arcs64 proc gmon.out | grep -x "worker f 4"'
 test_expect "AArch64: exit() from a thread, 100,000 frames of recursion, a dump on USR1" '
-    rm -f gmon.*; qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc threadexit; test $? = 3 &&
+    rm -f gmon.*; qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc threadexit; test $? = 3 &&
     arcs64 proc gmon.out | grep -x "exiter f 5" &&
-    rm -f gmon.* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc deep &&
+    rm -f gmon.* && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc deep &&
     arcs64 proc gmon.out | grep -x "rec rec 100000" &&
-    rm -f gmon.* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_DUMP_SIGNAL=USR1 ./proc dump &&
+    rm -f gmon.* && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_DUMP_SIGNAL=USR1 ./proc dump &&
     arcs64 proc gmon.dump | grep -x "main f 1000" && arcs64 proc gmon.out | grep -x "main f 1500"'
 test_expect "AArch64: exec: the data so far is written before the new image runs" '
-    rm -f gmon.* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc exec 2>/dev/null &&
+    rm -f gmon.* && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc exec 2>/dev/null &&
     arcs64 proc gmon.out | grep -x "main f 3"'
-if qemu-aarch64 ./forkthread >/dev/null 2>&1; then
+if qemu64 ./forkthread >/dev/null 2>&1; then
     test_expect "AArch64: fork: the child writes its own file" '
-        rm -f gmon.out* && qemu-aarch64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc fork >out &&
+        rm -f gmon.out* && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc fork >out &&
         child=$(sed -n "s/^child //p" out) &&
         arcs64 proc gmon.out | grep -x "main h 5" && arcs64 proc gmon.out.$child | grep -x "main g 7"'
 else

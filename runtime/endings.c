@@ -234,13 +234,11 @@ void cg_runtime_cost(struct cg_runtime_cost *c)
  * /proc/self/stat (never 'Z'), not the task directory. */
 static void last_thread_check(void)
 {
-    char buf[512], path[64] = "/proc/self/task/", digits[16];
-    size_t at = strlen(path), nd = 0;
-    for (unsigned long v = (unsigned long)my_pid; nd == 0 || v; v /= 10)
-        digits[nd++] = (char)('0' + v % 10);
-    while (nd)
-        path[at++] = digits[--nd];
-    memcpy(path + at, "/stat", 6);
+    char buf[512], path[64] = "/proc/self/task/", digits[24];
+    const char *pid = cg_utoa((uint64_t)my_pid, digits + sizeof digits);
+    size_t at = strlen(path), len = strlen(pid);
+    memcpy(path + at, pid, len);
+    memcpy(path + at + len, "/stat", 6);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;

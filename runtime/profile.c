@@ -357,13 +357,13 @@ void cg_layout_cgprof(struct out *o, const struct merged *arcs, const struct mer
     if (cg_kernel_frames)
         put_kernel(o);
     put_notes(o);
-    int err;
+    int err[2];
     at = begin(o, TAG_TOTALS);
     put64(o, samples->total);
     put64(o, cg_samples_lost());
     put64(o, arcs->total);
     put64(o, lost_calls);
-    put64(o, cg_unsampled_threads + cg_sampler_unsampled(&err));
+    put64(o, cg_unsampled_threads + cg_sampler_unsampled(err));
     end(o, at);
     /* what the runtime itself cost, none of it in the samples above */
     struct cg_runtime_cost c;

@@ -317,7 +317,7 @@ void cg_sample_count_pc(uintptr_t pc,
 void cg_sampler_before_exec(void) CG_HIDDEN;        /* none of our signals left pending */
 void cg_sampler_flush(void) CG_HIDDEN;
 void cg_sampler_after_fork(void) CG_HIDDEN;
-uint64_t cg_sampler_unsampled(int *err) CG_HIDDEN;
+uint64_t cg_sampler_unsampled(int err[2]) CG_HIDDEN;
 void cg_sampler_thread_end(struct cg_thread_rec *r) CG_HIDDEN; /* its last wall figures */
 void cg_sampler_thread_begin(void) CG_HIDDEN;                  /* its own code begins */
 uint64_t cg_sampler_start_cpu_ns(void) CG_HIDDEN;  /* program threads' own event set-up */

@@ -164,7 +164,21 @@ static pid_t sampler_tid;
 static int running;                    /* atomic: the sampler thread exists */
 static int rescan;                     /* atomic: a thread was created */
 static unsigned flush_req, flush_done; /* atomic handshake with the writer */
-static int perf_errno;                 /* first perf_event_open failure */
+/* why threads went unsampled: the first failure, and the first one
+ * of another cause (-1: no locked memory for a ring) */
+static int perf_errno[2];
+
+/* Notes why a thread's event could not be opened (E an errno, or -1). */
+static void note_open_error(int e)
+{
+    int zero = 0;
+    if (__atomic_compare_exchange_n(&perf_errno[0], &zero, e, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED) ||
+        zero == e)
+        return;
+    zero = 0;
+    __atomic_compare_exchange_n(&perf_errno[1], &zero, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
 static uint64_t unsampled;             /* threads the event could not be opened for */
 static uint64_t throttled;             /* atomic: at_rate, times the kernel throttled an event */
 static uint64_t self_unsampled;   /* atomic: threads whose open failed (their own or a scan's), not
@@ -529,7 +543,10 @@ CG_OWN static int open_event(pid_t tid, int *fdp, void **ringp, int *phasing)
                 *fdp = h;
                 return 0;
             }
-            errno = e;
+            /* what stopped it is the handler event's failure (it needs
+             * no locked memory): most often no descriptor left, taken
+             * by another thread since this one's was closed */
+            return -1;
         }
         return -2; /* EPERM: the user's locked memory for rings is used up */
     }
@@ -1811,8 +1828,7 @@ static void track(pid_t tid, int fd, void *ring, int phasing, struct cg_thread_r
             __atomic_sub_fetch(&self_unsampled, 1, __ATOMIC_RELAXED);
         return;
     }
-    int e = rc == -2 && errno == EPERM ? -1 : errno, zero = 0; /* -1: no locked memory */
-    __atomic_compare_exchange_n(&perf_errno, &zero, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    note_open_error(rc == -2 && errno == EPERM ? -1 : errno); /* -1: no locked memory */
     if (!t->rec)
         unsampled++; /* (no record left for it) */
     else if (!__atomic_exchange_n(&t->rec->open_failed, 1, __ATOMIC_ACQ_REL))
@@ -2429,9 +2445,7 @@ CG_OWN void cg_sampler_thread_open(void)
         /* the sampler's scan tries again; counted unsampled now, in case
          * the thread is gone before a scan sees it (512 short threads
          * under `ulimit -n 300`: most ended unseen and uncounted) */
-        int e = rc == -2 && errno == EPERM ? -1 : errno;
-        int zero = 0;
-        __atomic_compare_exchange_n(&perf_errno, &zero, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        note_open_error(rc == -2 && errno == EPERM ? -1 : errno);
         if (own && !__atomic_exchange_n(&own->open_failed, 1, __ATOMIC_ACQ_REL))
             __atomic_add_fetch(&self_unsampled, 1, __ATOMIC_RELAXED);
         errno = saved;
@@ -2510,9 +2524,10 @@ uint64_t cg_sampler_throttled(void)
     return __atomic_load_n(&throttled, __ATOMIC_RELAXED);
 }
 
-uint64_t cg_sampler_unsampled(int *err)
+uint64_t cg_sampler_unsampled(int err[2])
 {
-    *err = __atomic_load_n(&perf_errno, __ATOMIC_RELAXED);
+    err[0] = __atomic_load_n(&perf_errno[0], __ATOMIC_RELAXED);
+    err[1] = __atomic_load_n(&perf_errno[1], __ATOMIC_RELAXED);
     return unsampled + __atomic_load_n(&self_unsampled, __ATOMIC_RELAXED);
 }
 
@@ -2538,7 +2553,7 @@ void cg_sampler_after_fork(void)
     unsampled = 0;
     self_unsampled = 0;
     throttled = 0;
-    perf_errno = 0;
+    perf_errno[0] = perf_errno[1] = 0;
     flush_req = flush_done = 0;
     start_cpu_ns = 0;
     before_cpu_ns = 0;

@@ -862,12 +862,15 @@ static int write_locked(int final)
         say_count(unsampled,
                   " threads could not be given a CPU timer and were not sampled; profile ", name);
         say_count(lost, " calls could not be recorded (out of memory); the count is in ", name);
-        int err = 0;
-        uint64_t unopened = cg_sampler_unsampled(&err);
+        int err[2] = {0, 0};
+        uint64_t unopened = cg_sampler_unsampled(err);
         if (unopened) {
             cg_say(cg_utoa(unopened, num + sizeof num), " threads not sampled: event ",
                    cg_event->name);
-            cg_say(err == -1 ? "ring buffer: " : "perf_event_open: ", errno_text(err), "");
+            for (int i = 0; i < 2; i++) /* each cause seen, the first first */
+                if (err[i] || !i)
+                    cg_say(err[i] == -1 ? "ring buffer: " : "perf_event_open: ",
+                           errno_text(err[i]), "");
         }
         say_count(cg_sampler_throttled(),
                   " throttlings of the event by the kernel (too many samples in a tick): "

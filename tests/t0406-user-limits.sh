@@ -72,7 +72,11 @@ test_expect "-e wall, 200 threads as an ordinary user: the locked-memory limit i
 # each sampled thread holds a descriptor: under `ulimit -n 300` the
 # threads past it go unsampled, the message names RLIMIT_NOFILE, and the
 # profile is still written (the events of the threads gone are closed
-# before it is: the sampler keeps a descriptor spare for its scan)
+# before it is: the sampler keeps a descriptor spare for its scan).  A
+# thread past the locked memory whose ring-less event finds no
+# descriptor was stopped by the descriptors: the locked memory is not
+# named (CI, once: a descriptor closed after the ring's mmap failed was
+# taken by another thread before the handler event's open)
 test_expect "512 threads under ulimit -n 300: the profile is written, the descriptor limit named" '
     chmod 777 . &&
     runuser -u nobody -- sh -c "ulimit -n 300 && $CGPROF_REAL record -o f.data ./barrier 512" >out 2>err;
@@ -80,6 +84,7 @@ test_expect "512 threads under ulimit -n 300: the profile is written, the descri
     n=$(sed -n "s/^cgprof: \([0-9]*\) threads not sampled.*/\1/p" err) &&
     test "${n:-0}" -gt 0 && test "$n" -lt 512 &&
     grep -q "^cgprof: perf_event_open: too many open files .*RLIMIT_NOFILE" err &&
+    ! grep -q "^cgprof: ring buffer:" err &&
     $CGPROF report -p f.data >/dev/null 2>rep.err; cat rep.err && grep -q "threads could not be sampled" rep.err'
 
 # a thread without a ring is sampled by its signal: one that blocks every

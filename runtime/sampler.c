@@ -179,8 +179,8 @@ static void note_open_error(int e)
     zero = 0;
     __atomic_compare_exchange_n(&perf_errno[1], &zero, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
-static uint64_t unsampled;             /* threads the event could not be opened for */
-static uint64_t throttled;             /* atomic: at_rate, times the kernel throttled an event */
+static uint64_t unsampled;        /* threads the event could not be opened for */
+static uint64_t throttled;        /* atomic: at_rate, times the kernel throttled an event */
 static uint64_t self_unsampled;   /* atomic: threads whose open failed (their own or a scan's), not
                                      opened since */
 static int starting;              /* atomic: threads created, not yet handed over */

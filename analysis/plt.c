@@ -6,9 +6,9 @@
  * one resolver stub, then one 16-byte stub per .rela.plt entry, in order;
  * with IBT (.plt.sec) the stubs proper are there, one per entry.  A
  * .plt.got stub is an indirect jump through a GOT slot, which a
- * .rela.dyn entry names.  AArch64 (as binutils lays it out without BTI
- * or PAC): a 32-byte resolver stub, then 16-byte stubs in .rela.plt's
- * order.
+ * .rela.dyn entry names.  AArch64: a 32-byte resolver stub, then stubs
+ * in .rela.plt's order, of 16 bytes, or 24 with BTI (non-PIE) or PAC
+ * (-z pac-plt).
  */
 #include "plt.h"
 
@@ -130,14 +130,22 @@ size_t plt_names(Elf *elf, struct plt_name **out)
         GElf_Ehdr eh;
         int a64 = gelf_getehdr(elf, &eh) && eh.e_machine == EM_AARCH64;
         uint64_t size = sh.sh_entsize >= 8 ? sh.sh_entsize : 16;
-        /* .plt begins with the resolver's stub: one stub's size, two on AArch64 */
-        uint64_t first = s.plt_sec ? 0 : a64 ? 32 / size : 1;
         size_t nrel = rsh.sh_size / rsh.sh_entsize;
-        for (size_t i = 0; rc == 0 && i < nrel && (first + i + 1) * size <= sh.sh_size; i++) {
+        /* AArch64: a 32-byte resolver stub, then stubs of 16 bytes, or 24
+         * with BTI's `bti c` (non-PIE) or PAC's autia1716 (-z pac-plt);
+         * binutils leaves sh_entsize 0, so the size is what the section
+         * holds per entry */
+        if (a64 && nrel && sh.sh_size > 32 && (sh.sh_size - 32) % nrel == 0 &&
+            ((sh.sh_size - 32) / nrel == 16 || (sh.sh_size - 32) / nrel == 24))
+            size = (sh.sh_size - 32) / nrel;
+        /* .plt begins with the resolver's stub: one stub's size (32 bytes on AArch64) */
+        uint64_t base = sh.sh_addr + (s.plt_sec ? 0 : a64 ? 32 : size);
+        for (size_t i = 0; rc == 0 && i < nrel && base + (i + 1) * size <= sh.sh_addr + sh.sh_size;
+             i++) {
             GElf_Rela r;
             const char *name = reloc_name(elf, s.rela_plt, i, &r);
             if (name)
-                rc = add(&v, &n, &cap, sh.sh_addr + (first + i) * size, name);
+                rc = add(&v, &n, &cap, base + i * size, name);
         }
     }
     if (rc == 0 && s.plt_got)

@@ -6,13 +6,17 @@
  * handler), from the module's own mapped .eh_frame_hdr and .eh_frame: the
  * header's sorted table lists every FDE, each FDE's CFA program (and its
  * CIE's initial program) is run, and every change of the rules that matter
- * for a walk -- where the CFA is, where the caller's rbp is -- becomes a
- * row.  The return address is at CFA - 8 on x86-64, always.
+ * for a walk -- where the CFA is, where the caller's frame pointer and
+ * return address are -- becomes a row.  The return address is at CFA - 8
+ * on x86-64, always; on AArch64 it is x30's rule: saved at CFA + N, or
+ * still in x30 (leaves, prologues).  Register numbers are the
+ * architecture's (arch.h: CG_DW_*); "rbp" below is its frame pointer.
  *
- * What x86-64 compilers and assemblers emit is covered: CFA from rsp or
- * rbp, the PLT's expression, stack realignment's CFA = *(rbp - 8), signal
- * trampolines ('S' augmentation), undefined return addresses (outermost
- * frames), remember/restore state.  Anything else becomes a row "no
+ * What x86-64 and AArch64 compilers and assemblers emit is covered: CFA
+ * from the stack or frame pointer, x86-64's PLT expression, stack
+ * realignment's CFA = *(rbp - 8), signal trampolines ('S' augmentation),
+ * undefined return addresses (outermost frames), remember/restore state,
+ * AArch64's signed return addresses (negate_ra_state).  Anything else becomes a row "no
  * information", where the walk falls back to frame pointers.  Every read
  * is bounds-checked against the segment that holds .eh_frame_hdr, so a
  * corrupt table gives fewer rows, never a fault.
@@ -165,7 +169,7 @@ static int grow(struct build *b)
 static int same_rules(const struct cg_cfi_row *a, const struct cg_cfi_row *b)
 {
     return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->rbp == b->rbp &&
-           a->rbp_off == b->rbp_off;
+           a->rbp_off == b->rbp_off && a->ra == b->ra && a->ra_off == b->ra_off;
 }
 
 static int emit(struct build *b, uintptr_t at, struct cg_cfi_row row)
@@ -195,7 +199,9 @@ static int emit(struct build *b, uintptr_t at, struct cg_cfi_row row)
 
 /* ---- running CFA programs ---------------------------------------------- */
 
-enum { R_RBP = 6, R_RSP = 7, R_RA = 16 };
+/* the frame pointer, the stack pointer and the return-address column, by
+ * the architecture's DWARF numbers (rbp, rsp, rip; x29, sp, x30) */
+enum { R_RBP = CG_DW_FP, R_RSP = CG_DW_SP, R_RA = CG_DW_RA };
 enum { RULE_SAME, RULE_OFFSET, RULE_DEREF_RBP, RULE_OTHER, RULE_UNDEF };
 
 struct state {
@@ -230,8 +236,8 @@ static void cfa_expression(struct state *s, uintptr_t p, uint64_t len)
         s->cfa_arg = e[6] - 0x30;
         return;
     }
-    /* realigned stack: DW_OP_breg6 N; DW_OP_deref */
-    if (len >= 3 && e[0] == 0x76 && e[len - 1] == 0x06) {
+    /* realigned stack: DW_OP_breg6 N; DW_OP_deref (breg of the frame pointer) */
+    if (len >= 3 && e[0] == 0x70 + R_RBP && e[len - 1] == 0x06) {
         struct rd r = {p + 1, p + 1, p + len - 1, 0};
         int64_t off = sleb(&r);
         if (!r.bad && r.p == p + len - 1) {
@@ -256,7 +262,7 @@ static void set_rule(struct state *s, uint64_t reg, uint8_t rule, int64_t off)
 
 static struct cg_cfi_row to_row(const struct state *s, int signal)
 {
-    struct cg_cfi_row row = {0, 0, 0, CG_CFA_NONE, CG_RBP_LOST};
+    struct cg_cfi_row row = {0, 0, 0, CG_CFA_NONE, CG_RBP_LOST, 0, CG_RA_CFA, 0};
     if (signal) {
         row.cfa = CG_CFA_SIGNAL;
         return row;
@@ -265,8 +271,16 @@ static struct cg_cfi_row to_row(const struct state *s, int signal)
         row.cfa = CG_CFA_OUTERMOST;
         return row;
     }
-    if (s->ra_rule != RULE_OFFSET || s->ra_off != -8 || s->cfa_off < INT32_MIN ||
-        s->cfa_off > INT32_MAX)
+    /* the return address: saved at CFA + off (at CFA - 8 on x86-64,
+     * always), or still in the link register (a leaf; CG_RA_IN_REG) */
+    if (s->ra_rule == RULE_OFFSET && s->ra_off >= INT16_MIN && s->ra_off <= INT16_MAX &&
+        (CG_RA_IN_REG || s->ra_off == -8))
+        row.ra_off = (int16_t)s->ra_off;
+    else if (s->ra_rule == RULE_SAME && CG_RA_IN_REG)
+        row.ra = CG_RA_REG;
+    else
+        return row;
+    if (s->cfa_off < INT32_MIN || s->cfa_off > INT32_MAX)
         return row;
     row.cfa = s->cfa;
     row.cfa_off = (int32_t)s->cfa_off;
@@ -403,7 +417,7 @@ static int run(struct build *b, const struct cie *c, uintptr_t insns, uintptr_t 
                 uint8_t rule = RULE_OTHER;
                 int64_t off = 0;
                 if (op == 0x10 && reg == R_RBP && len >= 2 && avail(&r, len) &&
-                    *(const uint8_t *)r.p == 0x76) {
+                    *(const uint8_t *)r.p == 0x70 + R_RBP) {
                     struct rd e = {r.p + 1, r.p + 1, r.p + len, 0};
                     off = sleb(&e);
                     if (!e.bad && e.p == r.p + len)
@@ -429,6 +443,12 @@ static int run(struct build *b, const struct cie *c, uintptr_t insns, uintptr_t 
             case 0x2e:
                 uleb(&r);
                 break; /* GNU_args_size */
+            case 0x2d:
+                /* AArch64: DW_CFA_AARCH64_negate_ra_state, the return
+                 * address signed from here (a walk strips every one it
+                 * reads: cg_strip_ra); elsewhere SPARC's window save */
+                r.bad = !CG_RA_IN_REG;
+                break;
             case 0x2f:
                 reg = uleb(&r);
                 set_rule(s, reg, RULE_OFFSET, -(int64_t)uleb(&r) * c->data_align);
@@ -577,7 +597,7 @@ static int do_fde(struct build *b, uintptr_t at, uintptr_t seg_lo, uintptr_t seg
         return -1;
     if (loc < pc + range && emit(b, loc, to_row(&s, cache->signal)) != 0)
         return -1;
-    struct cg_cfi_row none = {0, 0, 0, CG_CFA_NONE, CG_RBP_LOST};
+    struct cg_cfi_row none = {0, 0, 0, CG_CFA_NONE, CG_RBP_LOST, 0, CG_RA_CFA, 0};
     return emit(b, pc + range, none);
 }
 

@@ -1013,18 +1013,18 @@ static size_t regs_offset(const unsigned char *p, size_t n, const unsigned char 
  * stack. */
 static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, struct cg_mem *m)
 {
-    uint64_t ip, abi = 0, regs[3] = {0, 0, 0}, size = 0, dyn = 0, nr;
+    uint64_t ip, abi = 0, regs[CG_PERF_NREGS] = {0}, size = 0, dyn = 0, nr;
     const unsigned char *ips;
     memcpy(&ip, p, 8);
     size_t base = regs_offset(p, n, &ips, &nr);
     if (n >= base + 8)
         memcpy(&abi, p + base, 8);
     size_t at = base + 8;
-    if (abi && n < at + 24)
+    if (abi && n < at + sizeof regs)
         abi = 0;
     if (abi) {
-        memcpy(regs, p + at, 24);
-        at += 24;
+        memcpy(regs, p + at, sizeof regs);
+        at += sizeof regs;
     }
     if (n >= at + 8) {
         memcpy(&size, p + at, 8);
@@ -1035,8 +1035,12 @@ static void regs_of_record(const unsigned char *p, size_t n, struct cg_regs *r, 
         memcpy(&dyn, p + at + size, 8);
     if (dyn > size)
         dyn = 0;
-    *r = (struct cg_regs){(uintptr_t)(abi ? regs[2] : ip), (uintptr_t)regs[1], (uintptr_t)regs[0],
-                          abi != 0};
+    *r = (struct cg_regs){(uintptr_t)(abi ? regs[CG_PERF_PC] : ip),
+                          (uintptr_t)regs[CG_PERF_SP],
+                          (uintptr_t)regs[CG_PERF_FP],
+                          abi != 0,
+                          CG_PERF_LR >= 0 ? (uintptr_t)regs[CG_PERF_LR < 0 ? 0 : CG_PERF_LR] : 0,
+                          CG_PERF_LR >= 0 && abi != 0};
     *m = (struct cg_mem){r->sp, r->sp + dyn, stack, 1, 0};
     if (!abi)
         m->lo = m->hi = 0;
@@ -2111,7 +2115,7 @@ static void sample_blocked(struct tracked *t, uint64_t weight)
      * a longer read: the first 8 KB only, as perf's copies */
     unsigned char *copy = big && run ? big : small;
     size_t cap = copy == big ? BLOCKED_COPY_MAX : STACK_COPY;
-    struct cg_regs r = {pc, sp, 0, 0}; /* rbp is not known */
+    struct cg_regs r = {pc, sp, 0, 0, 0, 0}; /* rbp (and the link register) not known */
     size_t have = 0, want = STACK_COPY;
     unsigned nf;
     int cut;

@@ -238,7 +238,7 @@ static unsigned walk_uc(const ucontext_t *uc, int *cut)
         if (!t->stree)
             return 0;
     }
-    struct cg_regs r = {cg_uc_pc(uc), cg_uc_sp(uc), cg_uc_fp(uc), 1};
+    struct cg_regs r = {cg_uc_pc(uc), cg_uc_sp(uc), cg_uc_fp(uc), 1, cg_uc_lr(uc), CG_RA_IN_REG};
     struct cg_mem m = {0, 0, NULL, 0, walk_deadline()};
     if (t->stack_lo <= r.sp && r.sp < t->stack_hi) {
         m.lo = r.sp;

@@ -120,8 +120,11 @@ static int rd_bp(struct rdm *w, uintptr_t a, uintptr_t *v, int *lost)
 static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, unsigned max,
                      int *cut)
 {
-    uintptr_t pc = regs->pc, sp = regs->sp, bp = regs->bp;
-    int bp_known = regs->bp_known, exact = 1, bp_lost = 0;
+    uintptr_t pc = regs->pc, sp = regs->sp, bp = regs->bp, lr = regs->lr;
+    int bp_known = regs->bp_known, lr_known = regs->lr_known, exact = 1, bp_lost = 0;
+    /* 0: sp was taken from a frame record, which on AArch64 lies at the
+     * bottom of its frame: below the caller's sp, not it */
+    int sp_exact = 1;
     unsigned n = 0;
     *cut = 0;
     if (max == 0 || pc == 0)
@@ -135,8 +138,20 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
         uintptr_t look = exact ? pc : pc - 1;
         const struct cg_cfi_row *row = row_of(look);
         uintptr_t cfa, ra, nbp = bp;
-        int nbp_known = bp_known;
+        int nbp_known = bp_known, in_lr = row && row->ra == CG_RA_REG;
         int kind = row ? row->cfa : CG_CFA_NONE;
+        /* a pc with no rules where the thread stopped (AArch64's PLT
+         * stubs have no FDE) whose link register returns into code with
+         * rules: a stub that has saved nothing, its caller in x30 */
+        if (!row && exact && CG_RA_IN_REG && lr_known && lr > 4096 && row_of(cg_strip_ra(lr) - 1)) {
+            kind = CG_CFA_RSP;
+            in_lr = 1;
+        }
+        /* sp from a frame record: the CFA from the record itself, where
+         * the rules say the frame pointer was saved (x29 points at its
+         * own frame record); without that, frame records again */
+        if (!sp_exact && kind == CG_CFA_RSP)
+            kind = !in_lr && row->rbp == CG_RBP_CFA && bp_known ? CG_CFA_RBP : CG_CFA_NONE;
         switch (kind) {
         case CG_CFA_OUTERMOST:
             return n;
@@ -151,16 +166,18 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
                 *cut = 1;
                 return n;
             }
+            lr_known = CG_RA_IN_REG && rd(m, sp + CG_SIGFRAME_LR, &lr);
             out[n++] = npc;
             pc = npc;
             sp = nsp;
             bp = nbp;
             bp_known = 1;
             exact = 1;
+            sp_exact = 1;
             continue;
         }
         case CG_CFA_RSP:
-            cfa = sp + (intptr_t)row->cfa_off;
+            cfa = sp + (intptr_t)(row ? row->cfa_off : 0);
             break;
         case CG_CFA_PLT:
             cfa = sp + (intptr_t)row->cfa_off + ((pc & 15) >= (uintptr_t)row->rbp_off ? 8 : 0);
@@ -172,7 +189,9 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
                 return n;
             }
             bp_known = 1;
-            if (kind == CG_CFA_RBP)
+            if (kind == CG_CFA_RBP && row->cfa != CG_CFA_RBP)
+                cfa = bp - (intptr_t)row->rbp_off; /* (!sp_exact, above) */
+            else if (kind == CG_CFA_RBP)
                 cfa = bp + (intptr_t)row->cfa_off;
             else if (!rd(m, bp + (intptr_t)row->cfa_off, &cfa))
                 return n;
@@ -186,9 +205,22 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
             }
             nbp_known = 1;
             cfa = bp + 16;
+            row = NULL;
+            in_lr = 0;
             break;
         }
-        if (cfa <= sp || !rd(m, cfa - 8, &ra) || ra < 4096)
+        /* the return address: in the link register (only where the
+         * thread stopped: a caller's is saved before its call), or saved
+         * at CFA + ra_off (CFA - 8 on x86-64, and in a frame record) */
+        if (in_lr) {
+            if (!exact || !lr_known || cfa < sp)
+                return n;
+            ra = lr;
+        } else if (cfa <= sp || !rd(m, cfa + (row ? row->ra_off : -8), &ra)) {
+            return n;
+        }
+        ra = cg_strip_ra(ra);
+        if (ra < 4096)
             return n;
         if (row) {
             switch (row->rbp) {
@@ -211,9 +243,11 @@ static unsigned walk(const struct cg_regs *regs, struct rdm *m, uintptr_t *out, 
         }
         out[n++] = ra - 1;
         pc = ra;
+        sp_exact = !CG_RA_IN_REG || row || cfa == sp;
         sp = cfa;
         bp = nbp;
         bp_known = nbp_known;
+        lr_known = 0;
         if (bp_known)
             bp_lost = 0;
         exact = 0;

@@ -24,15 +24,23 @@ enum {
     CG_RBP_DEREF, /* saved at *(rbp + rbp_off) (realigned frames) */
     CG_RBP_LOST,  /* clobbered and not recoverable */
 };
+/* Where the return address is (x86-64: always at CFA - 8). */
+enum {
+    CG_RA_CFA, /* saved at CFA + ra_off */
+    CG_RA_REG, /* still in the link register (a leaf, a prologue: CG_RA_IN_REG) */
+};
 
 /* One row: from `start` (an offset from the module's lowest address) up to
  * the next row's start, the rules are these. */
 struct cg_cfi_row {
     uint32_t start;
     int32_t cfa_off;
-    int16_t rbp_off;
+    int16_t rbp_off; /* (rbp: the frame pointer, x29 on AArch64) */
     uint8_t cfa;
     uint8_t rbp;
+    int16_t ra_off;
+    uint8_t ra;
+    uint8_t unused;
 };
 
 /* Rows are found by a binary search narrowed by a page index: first[p]
@@ -85,6 +93,8 @@ struct cg_mem {
 struct cg_regs {
     uintptr_t pc, sp, bp;
     int bp_known; /* 0: rbp unknown (a thread blocked in a system call) */
+    uintptr_t lr; /* the link register (CG_RA_IN_REG) */
+    int lr_known;
 };
 
 /* Set (from a walk, in a signal handler) when a pc lay in no known module

@@ -24,19 +24,51 @@ static inline uintptr_t cg_uc_fp(const ucontext_t *uc)
     return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
 }
 
+/* The link register, where a call leaves its return address; 0: none
+ * (x86-64's call pushes it). */
+static inline uintptr_t cg_uc_lr(const ucontext_t *uc)
+{
+    (void)uc;
+    return 0;
+}
+
 /* Where a signal handler returns (the kernel's rt_sigreturn frame at sp):
  * the offsets from that sp of the interrupted pc, sp and frame pointer. */
 #define CG_SIGFRAME_PC (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RIP * 8)
 #define CG_SIGFRAME_SP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RSP * 8)
 #define CG_SIGFRAME_FP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RBP * 8)
 
-/* perf_event_open's user registers: the frame pointer, the stack pointer
- * and the pc, whose bits come in that (ascending) order in a sample. */
-#define CG_PERF_REGS_USER ((1ull << 6) | (1ull << 7) | (1ull << 8)) /* bp, sp, ip */
+/* (none: the return address is on the stack) */
+#define CG_SIGFRAME_LR 0
 
-/* cfi.c reads this architecture's .eh_frame (its register numbers and
- * return-address rule); 0: stacks are walked by frame pointers alone. */
+/* perf_event_open's user registers: the frame pointer, the stack pointer
+ * and the pc, whose bits come in that (ascending) order in a sample; how
+ * many, and where each is among them (CG_PERF_LR -1: not asked for). */
+#define CG_PERF_REGS_USER ((1ull << 6) | (1ull << 7) | (1ull << 8)) /* bp, sp, ip */
+#define CG_PERF_NREGS     3
+#define CG_PERF_FP        0
+#define CG_PERF_LR        (-1)
+#define CG_PERF_SP        1
+#define CG_PERF_PC        2
+
+/* cfi.c reads this architecture's .eh_frame; 0: stacks are walked by
+ * frame pointers alone.  Its DWARF register numbers: the frame pointer
+ * (rbp), the stack pointer (rsp) and the return-address column. */
 #define CG_ARCH_CFI 1
+#define CG_DW_FP    6
+#define CG_DW_SP    7
+#define CG_DW_RA    16
+/* 1: a call leaves the return address in a register (cg_uc_lr), which a
+ * function saves (or not: a leaf) as its unwind rules say; 0: the call
+ * pushes it, at CFA - 8 */
+#define CG_RA_IN_REG 0
+
+/* A return address as saved, without what pointer authentication adds
+ * (none here). */
+static inline uintptr_t cg_strip_ra(uintptr_t ra)
+{
+    return ra;
+}
 
 /* Adds W to *C in one instruction: a signal handler on the same thread
  * that counts into the same place cannot interleave with it. */

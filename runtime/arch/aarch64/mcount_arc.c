@@ -1,12 +1,5 @@
-/* Entry stub for code built with gcc -pg on AArch64: _mcount.
- *
- * ABI notes (AAPCS64): gcc calls it after the prologue as
- *     mov x0, x30 ; bl _mcount
- * an ordinary call -- gcc keeps what it needs in callee-saved registers
- * around it -- so it can be C: x0 is the callee's return address into its
- * caller (frompc) and the return address of this call, x30, is selfpc.
- * (clang's -pg emits `bl _mcount` with nothing in x0, as glibc's runtime
- * also expects gcc's convention: not supported.)
+/* The count for AArch64's _mcount (mcount.S, which finds frompc in the
+ * frame record and branches here with selfpc still the return address).
  *
  * The fast path is arch/x86_64/mcount.S's FAST in C: the same hash and
  * home slot as runtime/table.c, probing on with the generation's budget,
@@ -16,9 +9,9 @@
  */
 #include "rt.h"
 
-void _mcount(uintptr_t frompc) __attribute__((visibility("default")));
+void cg_mcount_arc(uintptr_t frompc) CG_HIDDEN;
 
-void _mcount(uintptr_t frompc)
+void cg_mcount_arc(uintptr_t frompc)
 {
     uintptr_t selfpc = (uintptr_t)__builtin_return_address(0);
     if (!__atomic_load_n(&cg_recording, __ATOMIC_RELAXED))

@@ -1,11 +1,12 @@
 # cgprof: build, test, install.  `make help` lists the targets.
-# ARCH: the runtime's architecture (runtime/arch/$(ARCH)/): x86_64, the
-# host's, builds everything; `make ARCH=aarch64` cross-builds the runtime
-# alone (libcgprof.so, libcgprof.a) with aarch64-linux-gnu-gcc into
-# build/aarch64/ (docs/architectures.md).
-ARCH    ?= x86_64
+# ARCH: the runtime's architecture (runtime/arch/$(ARCH)/): the host's
+# (x86_64 or aarch64) builds everything; another, e.g. `make ARCH=aarch64`
+# on x86-64, cross-builds the runtime alone (libcgprof.so, libcgprof.a)
+# with aarch64-linux-gnu-gcc into build/aarch64/ (docs/architectures.md).
+HOST_ARCH := $(shell uname -m | sed 's/^arm64$$/aarch64/')
+ARCH    ?= $(HOST_ARCH)
 PREFIX  ?= /usr/local
-ifeq ($(ARCH),x86_64)
+ifeq ($(ARCH),$(HOST_ARCH))
 CC      ?= gcc
 BUILD   ?= build
 else
@@ -43,7 +44,7 @@ $(BUILD)/analysis/disasm.o: CPPFLAGS += $(if $(CS_SONAME),-DCS_SONAME='"$(CS_SON
 PROTO_GEN := $(BUILD)/gen/profile.pb-c.c $(BUILD)/gen/profile.pb-c.h
 
 .PHONY: all check demo bench install clean help deps fuzz mutants
-ifeq ($(ARCH),x86_64)
+ifeq ($(ARCH),$(HOST_ARCH))
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a $(BUILD)/cgprof
 else
 all: $(BUILD)/libcgprof.so $(BUILD)/libcgprof.a

@@ -120,6 +120,13 @@ install: all
 	install -m 644 $(BUILD)/libcgprof.a $(DESTDIR)$(PREFIX)/lib/libcgprof.a
 	install -m 644 include/cgprof.h $(DESTDIR)$(PREFIX)/include/cgprof.h
 	install -m 644 man/cgprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/cgprof.1
+	@# AArch64's runtime too, if `make ARCH=aarch64` built it (cgprof record
+	@# runs AArch64 programs under qemu-aarch64 with it)
+	@if [ "$(ARCH)" = x86_64 ] && [ -f $(BUILD)/aarch64/libcgprof.so ]; then \
+	    install -d $(DESTDIR)$(PREFIX)/lib/cgprof/aarch64 && \
+	    install -m 755 $(BUILD)/aarch64/libcgprof.so $(DESTDIR)$(PREFIX)/lib/cgprof/aarch64/libcgprof.so && \
+	    install -m 644 $(BUILD)/aarch64/libcgprof.a $(DESTDIR)$(PREFIX)/lib/cgprof/aarch64/libcgprof.a; \
+	fi
 
 # libFuzzer target for the gmon.out readers; run it on tests/fuzz/corpus
 # (see tests/t0240-fuzz.sh).

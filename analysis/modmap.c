@@ -71,8 +71,7 @@ static int find_build_id(Elf *e, void *ctx)
     return 0;
 }
 
-/* The GNU build-id of an ELF file, or 0 bytes. */
-static size_t file_build_id(const char *path, unsigned char *out, size_t cap)
+size_t modmap_file_build_id(const char *path, unsigned char *out, size_t cap)
 {
     struct bid b = {out, cap, 0};
     char err[256];
@@ -202,7 +201,7 @@ static int add_module(struct builder *b, size_t k, const struct cgdata_module *m
                 esc_text(err));
     } else {
         unsigned char bid[64];
-        size_t blen = m->image ? 0 : file_build_id(m->path, bid, sizeof bid);
+        size_t blen = m->image ? 0 : modmap_file_build_id(m->path, bid, sizeof bid);
         if (m->build_id_len && blen &&
             (blen != m->build_id_len || memcmp(bid, m->build_id, blen) != 0))
             fprintf(warn,

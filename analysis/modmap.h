@@ -31,6 +31,8 @@ struct modmap {
 int modmap_build(struct modmap *mm, const struct cgdata *d, unsigned sym_flags, FILE *warn,
                  char *err, size_t errsz);
 void modmap_free(struct modmap *mm);
+/* The GNU build-id of an ELF file, or 0 bytes. */
+size_t modmap_file_build_id(const char *path, unsigned char *out, size_t cap);
 
 /* The address in MM's symbol table of ADDR in D's module MODULE (samples,
  * arcs and stack frames alike); 0, "[unknown]", for no known module. */

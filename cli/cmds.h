@@ -10,7 +10,10 @@ int cmd_export(int argc, char **argv);
 
 /* record: 0 if PROG (as execvp finds it) can be run and recorded, else
  * the exit status after a message (cli/progcheck.c). */
-int record_check_prog(const char *prog, int gmon_format);
+int record_check_prog(const char *prog, int gmon_format, int emulated);
+/* Whether PROG is an AArch64 program on an x86-64 host (record runs it
+ * under qemu-aarch64). */
+int record_prog_aarch64(const char *prog);
 
 /* One line on stderr for an option getopt_long refused: CUR is the
  * argument it was reading (argv[optind] before the call), OPTOPT getopt's,

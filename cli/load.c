@@ -310,20 +310,28 @@ static int kernel_frames(struct cgdata *d, const char *path, int keep, const cha
  * which qemu took from under that prefix).  0, or -1 out of memory. */
 static int relocate_modules(struct cgdata *d)
 {
-    const char *roots[2] = {getenv("CGPROF_SYMFS"), getenv("QEMU_LD_PREFIX")};
+    /* the last, Debian's cross prefix for AArch64 (where `cgprof record`
+     * runs an AArch64 program under qemu-aarch64 when QEMU_LD_PREFIX is
+     * unset): taken only for a module whose build-id it matches */
+    const char *roots[3] = {getenv("CGPROF_SYMFS"), getenv("QEMU_LD_PREFIX"),
+                            "/usr/aarch64-linux-gnu"};
     for (size_t i = 0; i < d->nmodules; i++) {
         struct cgdata_module *m = &d->modules[i];
         if (m->image || !m->path || m->path[0] != '/' || access(m->path, F_OK) == 0)
             continue;
-        for (size_t k = 0; k < 2; k++) {
-            if (!roots[k] || !roots[k][0])
+        for (size_t k = 0; k < 3; k++) {
+            if (!roots[k] || !roots[k][0] || (k == 2 && m->build_id_len == 0))
                 continue;
             size_t len = strlen(roots[k]) + strlen(m->path) + 1;
             char *at = malloc(len);
             if (!at)
                 return -1;
             snprintf(at, len, "%s%s", roots[k], m->path);
-            if (access(at, F_OK) == 0) {
+            unsigned char bid[64];
+            size_t blen =
+                k == 2 && access(at, F_OK) == 0 ? modmap_file_build_id(at, bid, sizeof bid) : 0;
+            if (access(at, F_OK) == 0 &&
+                (k < 2 || (blen == m->build_id_len && memcmp(bid, m->build_id, blen) == 0))) {
                 free(m->path);
                 m->path = at;
                 break;

@@ -3,7 +3,8 @@
  * the reason instead of going ahead in silence:
  *  - an ELF file for another machine: execvp would hand it to /bin/sh as
  *    a script ("Syntax error"); the shell's answer is "exec format error",
- *    status 126;
+ *    status 126 (but an AArch64 program on x86-64 runs under qemu-aarch64:
+ *    record.c);
  *  - a set-user-ID or set-group-ID program the user does not own: the
  *    dynamic loader runs it in secure mode and ignores LD_PRELOAD;
  *  - a static program without libcgprof.a linked in: there is no dynamic
@@ -122,7 +123,35 @@ static int holds_runtime_strings(const char *path)
     return found;
 }
 
-int record_check_prog(const char *prog, int gmon_format)
+/* The ELF machine of PROG (EM_NONE when it is not a 64-bit
+ * little-endian ELF file, or cannot be read). */
+static unsigned prog_machine(const char *prog)
+{
+    char path[PATH_MAX];
+    unsigned char id[EI_NIDENT + 4];
+    if (resolve(prog, path, sizeof path) != 0)
+        return EM_NONE;
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(id, 1, sizeof id, f) : 0;
+    if (f)
+        fclose(f);
+    if (got < sizeof id || memcmp(id, ELFMAG, SELFMAG) != 0 || id[EI_CLASS] != ELFCLASS64 ||
+        id[EI_DATA] != ELFDATA2LSB)
+        return EM_NONE;
+    return (unsigned)(id[19] << 8 | id[18]);
+}
+
+int record_prog_aarch64(const char *prog)
+{
+#if defined(__x86_64__)
+    return prog_machine(prog) == EM_AARCH64;
+#else
+    (void)prog;
+    return 0;
+#endif
+}
+
+int record_check_prog(const char *prog, int gmon_format, int emulated)
 {
     char path[PATH_MAX];
     unsigned char id[EI_NIDENT + 4];
@@ -142,7 +171,7 @@ int record_check_prog(const char *prog, int gmon_format)
 #ifdef HOST_MACHINE
     uint16_t machine =
         (uint16_t)(id[EI_DATA] == ELFDATA2MSB ? id[18] << 8 | id[19] : id[19] << 8 | id[18]);
-    if (id[EI_CLASS] != HOST_CLASS || machine != HOST_MACHINE) {
+    if (!emulated && (id[EI_CLASS] != HOST_CLASS || machine != HOST_MACHINE)) {
         fprintf(stderr,
                 "cgprof record: cannot run %s: exec format error (an ELF file for another "
                 "machine)\n",

@@ -53,10 +53,12 @@ static void record_usage(FILE *f)
           f);
 }
 
-/* libcgprof.so: $CGPROF_LIB, else beside the cgprof binary or in ../lib. */
-static int find_runtime(char *out, size_t cap)
+/* libcgprof.so: $ENV, else beside the cgprof binary or in ../lib, under
+ * SUB ("" for the host's own; "/aarch64" for AArch64's, where `make
+ * ARCH=aarch64` and `make install` put it). */
+static int find_runtime(const char *env_name, const char *sub, char *out, size_t cap)
 {
-    const char *env = getenv("CGPROF_LIB");
+    const char *env = getenv(env_name);
     if (env && *env) {
         snprintf(out, cap, "%s", env);
         return access(out, R_OK);
@@ -70,12 +72,27 @@ static int find_runtime(char *out, size_t cap)
     if (!slash)
         return -1;
     *slash = '\0';
-    const char *rel[] = {"/libcgprof.so", "/../lib/libcgprof.so", "/../lib/cgprof/libcgprof.so"};
+    const char *rel[] = {"", "/../lib", "/../lib/cgprof"};
     for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
         char cand[PATH_MAX + 64];
-        snprintf(cand, sizeof cand, "%s%s", self, rel[i]);
+        snprintf(cand, sizeof cand, "%s%s%s/libcgprof.so", self, rel[i], sub);
         if (access(cand, R_OK) == 0 && realpath(cand, out))
             return 0;
+    }
+    return -1;
+}
+
+/* DIR/NAME for the first DIR of $PATH that has it executable; 0 if found. */
+static int in_path(const char *name, char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path && *path ? path : "/usr/bin:/bin"; *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len && (size_t)snprintf(out, cap, "%.*s/%s", (int)len, p, name) < cap &&
+            access(out, X_OK) == 0)
+            return 0;
+        p += len + (end != NULL);
     }
     return -1;
 }
@@ -333,20 +350,23 @@ static const char *output_file(const struct opts *o)
                                             : "cgprof.data";
 }
 
-static int setup_env(const struct opts *o, const char *lib)
+/* The environment for the program.  PRELOAD (malloc'd) is
+ * "LD_PRELOAD=LIB[:the old one]"; it is put in the environment, unless
+ * EMULATED: then it is for qemu-aarch64's -E, and the host's LD_PRELOAD
+ * is taken away (it would load into qemu itself).  An emulated run's
+ * event is left to the runtime when none was asked for (o->event NULL). */
+static int setup_env(const struct opts *o, const char *lib, int emulated, char **preload)
 {
     const char *old = getenv("LD_PRELOAD");
-    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
-    char *preload = malloc(n);
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 16;
     char num[32];
-    if (!preload)
+    if (!(*preload = malloc(n)))
         return -1;
-    snprintf(preload, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-    int bad = setenv("LD_PRELOAD", preload, 1);
-    free(preload);
+    snprintf(*preload, n, "LD_PRELOAD=%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    int bad = emulated ? unsetenv("LD_PRELOAD") : setenv("LD_PRELOAD", *preload + 11, 1);
     snprintf(num, sizeof num, "%llu", (unsigned long long)o->hz);
     bad |= setenv("CGPROF_FREQ", num, 1);
-    bad |= setenv("CGPROF_EVENT", o->event->name, 1);
+    bad |= o->event ? setenv("CGPROF_EVENT", o->event->name, 1) : unsetenv("CGPROF_EVENT");
     bad |= setenv("CGPROF_FORMAT", o->format, 1);
     if (o->no_stacks)
         bad |= setenv("CGPROF_STACKS", "0", 1);
@@ -421,6 +441,24 @@ int cmd_record(int argc, char **argv)
     int i = parse(argc, argv, &o, &rc);
     if (i < 0)
         return rc;
+    if (i >= argc) {
+        fprintf(stderr, "cgprof record: no program to run\n");
+        record_usage(stderr);
+        return 2;
+    }
+    /* an AArch64 program on this x86-64 host: run under qemu-aarch64 with
+     * AArch64's runtime (docs/architectures.md), where the events are the
+     * CPU timers, perf_event_open being missing there */
+    int emulated = record_prog_aarch64(argv[i]), event_given = o.event != NULL;
+    if (emulated && o.event && o.event->kind != CG_EV_CPU && o.event->kind != CG_EV_ITIMER) {
+        fprintf(stderr,
+                "cgprof record: -e %s: %s is an AArch64 program, run under qemu-aarch64, which "
+                "has no perf_event_open: use -e cpu or -e itimer\n",
+                o.event->name, argv[i]);
+        return 2;
+    }
+    if (!o.event && emulated)
+        o.event = cg_event_find("cpu");
     if (!o.event) {
         o.event = cg_event_default();
         if (o.event->kind == CG_EV_CPU)
@@ -429,11 +467,6 @@ int cmd_record(int argc, char **argv)
                     "with the cpu event, POSIX CPU timers the kernel checks on its tick, "
                     "not the default cpu-clock\n",
                     why(probe(cg_event_find("cpu-clock"))));
-    }
-    if (i >= argc) {
-        fprintf(stderr, "cgprof record: no program to run\n");
-        record_usage(stderr);
-        return 2;
     }
     if (o.lib_calls && strcmp(o.lib_calls, "all") == 0 && strcmp(o.format, "gmon") == 0) {
         fprintf(stderr, "cgprof record: --lib-calls all needs the cgprof format (gmon.out has "
@@ -454,7 +487,7 @@ int cmd_record(int argc, char **argv)
                 o.event->name);
         return 2;
     }
-    int err = probe(o.event);
+    int err = emulated ? 0 : probe(o.event);
     if (err) {
         fprintf(stderr, "cgprof record: event '%s' is not available: %s\n", o.event->name,
                 why(err));
@@ -473,7 +506,10 @@ int cmd_record(int argc, char **argv)
                 out);
         return 2;
     }
-    if (o.kernel)
+    if (o.kernel && emulated)
+        fprintf(stderr, "cgprof record: note: --kernel: no kernel frames: the program runs under "
+                        "qemu-aarch64\n");
+    else if (o.kernel)
         kernel_note(&o);
     if (o.event->kind == CG_EV_ITIMER && o.hz > 100)
         fprintf(stderr,
@@ -481,18 +517,58 @@ int cmd_record(int argc, char **argv)
                 "250 on many kernels): it may sample at fewer than %llu Hz; the profile holds "
                 "the rate reached (cpu-clock samples at the rate asked)\n",
                 (unsigned long long)o.hz);
-    rc = record_check_prog(argv[i], strcmp(o.format, "gmon") == 0);
+    rc = record_check_prog(argv[i], strcmp(o.format, "gmon") == 0, emulated);
     if (rc != 0)
         return rc;
-    char lib[PATH_MAX];
-    if (find_runtime(lib, sizeof lib) != 0) {
+    char lib[PATH_MAX], qemu[PATH_MAX];
+    if (!emulated && find_runtime("CGPROF_LIB", "", lib, sizeof lib) != 0) {
         fprintf(stderr, "cgprof record: cannot find libcgprof.so (set CGPROF_LIB)\n");
         return 2;
     }
-    if (setup_env(&o, lib) != 0) {
+    if (emulated && find_runtime("CGPROF_LIB_AARCH64", "/aarch64", lib, sizeof lib) != 0) {
+        fprintf(stderr,
+                "cgprof record: %s is an AArch64 program: cannot find AArch64's "
+                "libcgprof.so (make ARCH=aarch64 builds it; or set CGPROF_LIB_AARCH64)\n",
+                argv[i]);
+        return 2;
+    }
+    if (emulated && in_path("qemu-aarch64", qemu, sizeof qemu) != 0 &&
+        in_path("qemu-aarch64-static", qemu, sizeof qemu) != 0) {
+        fprintf(stderr,
+                "cgprof record: %s is an AArch64 program: running it here needs "
+                "qemu-aarch64 (Debian's qemu-user), which is not in PATH\n",
+                argv[i]);
+        return 126;
+    }
+    struct opts env = o;
+    if (emulated && !event_given)
+        env.event = NULL; /* the runtime's default: a CPU timer per thread */
+    char *preload = NULL;
+    if (setup_env(&env, lib, emulated, &preload) != 0 ||
+        (emulated && !getenv("QEMU_LD_PREFIX") &&
+         access("/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1", F_OK) == 0 &&
+         setenv("QEMU_LD_PREFIX", "/usr/aarch64-linux-gnu", 1) != 0)) {
         fprintf(stderr, "cgprof record: cannot set up the environment\n");
         return 2;
     }
+    if (emulated) {
+        /* qemu-aarch64 -E LD_PRELOAD=... PROG ARGS...: the program keeps
+         * this process (its pid), and qemu ends as the program does */
+        char **av = calloc((size_t)(argc - i) + 4, sizeof *av);
+        if (!av) {
+            fprintf(stderr, "cgprof record: out of memory\n");
+            return 2;
+        }
+        av[0] = qemu;
+        av[1] = "-E";
+        av[2] = preload;
+        for (int k = i; k < argc; k++)
+            av[3 + k - i] = argv[k];
+        execv(qemu, av);
+        fprintf(stderr, "cgprof record: cannot run %s: %s\n", qemu, strerror(errno));
+        return 126;
+    }
+    free(preload);
     execvp(argv[i], argv + i);
     fprintf(stderr, "cgprof record: cannot run %s: %s\n", argv[i], strerror(errno));
     return errno == ENOENT ? 127 : 126;

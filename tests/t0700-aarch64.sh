@@ -168,8 +168,9 @@ test_expect "the default event under qemu: a 60/30/10 split, each share within 4
 
 # the cgprof format from the AArch64 runtime, read on this host: the
 # libraries qemu-user loaded from its prefix (/lib/libc.so.6 to the
-# program) found there (QEMU_LD_PREFIX, or CGPROF_SYMFS: libc's
-# __libc_start_main named on every stack), the PLT's stubs named, the
+# program) found there (QEMU_LD_PREFIX, or CGPROF_SYMFS, or without
+# either under Debian's /usr/aarch64-linux-gnu if the build-id matches:
+# libc's __libc_start_main named on every stack), the PLT's stubs named, the
 # stacks whole: _start .. main, deep 21 times, the leaf.  (Not a libc
 # function in the flat profile: under qemu a split run's few samples in
 # libc fall in its local functions as often as in clock_gettime, and
@@ -179,7 +180,7 @@ stacks64() {
         qemu64 -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_FORMAT=cgprof -E CGPROF_OUTPUT=c.data \
             ./split 300000 20 >truth2 2>err && cat truth2 err && mv c.data.* c.data &&
         env -u QEMU_LD_PREFIX $CGPROF_REAL report -b -p c.data >flat0 2>err0 && cat err0 &&
-        grep -q "no symbols for /lib/libc.so.6" err0 &&
+        ! grep -q "no symbols" err0 &&
         $CGPROF report -b -p c.data >flat2 2>err2 && cat flat2 err2 && ! grep -q "no symbols" err2 &&
         ! grep -q " _init$" flat2 &&
         $CGPROF export -f folded -o f.folded c.data && head -c 3000 f.folded || return 1
@@ -196,6 +197,24 @@ stacks64() {
 }
 test_expect "cgprof format from AArch64: libraries under qemu's prefix, PLT names, whole stacks" \
     stacks64
+
+# a libc whose build-id is not the one under /usr/aarch64-linux-gnu (a
+# copy of it with one byte of its build-id note changed, run as qemu's
+# prefix): read without QEMU_LD_PREFIX, Debian's libc is not taken for it
+fakeid64() {
+    rm -rf fakeroot && mkdir -p fakeroot/lib && cp /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 fakeroot/lib/ &&
+        id=$(aarch64-linux-gnu-readelf -n /usr/aarch64-linux-gnu/lib/libc.so.6 | sed -n 's/.*Build ID: *//p') &&
+        test -n "$id" &&
+        python3 -c "import sys; b = open(sys.argv[1], 'rb').read(); i = bytes.fromhex(sys.argv[2]); assert b.count(i) == 1
+j = bytes([i[0] ^ 0xff]) + i[1:]; open(sys.argv[3], 'wb').write(b.replace(i, j))" \
+            /usr/aarch64-linux-gnu/lib/libc.so.6 "$id" fakeroot/lib/libc.so.6 &&
+        rm -f k.data* && qemu64 -L "$WORK/fakeroot" -E LD_PRELOAD="$RT/libcgprof.so" -E CGPROF_FORMAT=cgprof \
+            -E CGPROF_OUTPUT=k.data ./split 30000 >/dev/null && mv k.data.* k.data &&
+        env -u QEMU_LD_PREFIX $CGPROF report -b -p k.data >flat 2>err; cat err &&
+        grep -q "no symbols for /lib/libc.so.6" err &&
+        QEMU_LD_PREFIX="$WORK/fakeroot" $CGPROF report -b -p k.data >flat 2>err && cat err && ! grep -q "no symbols" err
+}
+test_expect "a library of another build-id is not taken from Debian's AArch64 prefix" fakeid64
 
 # stacks_like FOLDED LEAF PATTERN: of the samples whose leaf frame is
 # LEAF (an ERE), at least 99% have the stack PATTERN (an anchored ERE),
@@ -329,6 +348,39 @@ for how in exit sig:INT sig:TERM sig:QUIT abort segv _exit thread-exit own-exit:
     own-reraise:SEGV own-return:USR1 resethand:USR1 overflow thread-overflow; do
     test_expect "AArch64 ending '$how': the same status, the profile written, counts exact" "ending64 $how"
 done
+# cgprof record on this x86-64 host runs an AArch64 program under
+# qemu-aarch64 with AArch64's runtime (CGPROF_LIB_AARCH64 here; by
+# default build/aarch64/ beside cgprof, or lib/cgprof/aarch64/ installed)
+# and qemu's prefix by default (QEMU_LD_PREFIX unset): gmon.out with
+# every arc exact; the cgprof format read without QEMU_LD_PREFIX (libc
+# found under /usr/aarch64-linux-gnu by its build-id); the program's
+# status; perf events refused, as qemu has none
+record64() {
+    rm -f r.gmon r.data* &&
+        env -u QEMU_LD_PREFIX CGPROF_LIB_AARCH64="$RT/libcgprof.so" \
+            $CGPROF_REAL record --format gmon -o r.gmon ./threads >/dev/null 2>err && cat err &&
+        arcs64 threads r.gmon >got.arcs && diff -u threads.expected got.arcs &&
+        env -u QEMU_LD_PREFIX CGPROF_LIB_AARCH64="$RT/libcgprof.so" \
+            $CGPROF_REAL record -o r.data ./qsortcmp 10 >out 2>err && cat err && test -s out &&
+        ! grep -q "cannot be preloaded" err &&
+        env -u QEMU_LD_PREFIX $CGPROF report -b -p r.data >flat 2>err && cat flat err &&
+        ! grep -q "no symbols" err && grep -q -E " (bcmp|memcmp) \[libc.so.6\]$" flat &&
+        grep -q " by_text$" flat || return 1
+    qemu64 ./endings_plain sig:TERM 20 >/dev/null 2>&1
+    want=$?
+    env -u QEMU_LD_PREFIX CGPROF_LIB_AARCH64="$RT/libcgprof.so" \
+        $CGPROF_REAL record -o e.data ./endings sig:TERM 20 >/dev/null 2>err
+    got=$?
+    echo "status $got, the program's own $want"
+    test "$got" = "$want" && test -s e.data || return 1
+    CGPROF_LIB_AARCH64="$RT/libcgprof.so" $CGPROF_REAL record -e cpu-clock ./qsortcmp 1 >/dev/null 2>err
+    rc=$?
+    cat err
+    test $rc = 2 && grep -q "^cgprof record: -e cpu-clock: ./qsortcmp is an AArch64 program, run under qemu-aarch64, which has no perf_event_open" err
+}
+test_expect "cgprof record runs an AArch64 program under qemu-aarch64: arcs exact, libc found, the program's status, perf events refused" \
+    record64
+
 test_expect "AArch64: main ends with pthread_exit: written when the last thread exits (qemu's own thread not counted)" '
     rm -f gmon.out && qemu64 -E LD_PRELOAD="$RT/libcgprof.so" ./proc lastthread &&
     arcs64 proc gmon.out | grep -x "worker f 4"'

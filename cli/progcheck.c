@@ -37,9 +37,7 @@
 #define HOST_CLASS   ELFCLASS64
 #endif
 
-/* PROG as execvp finds it: itself when it holds a '/', else the first
- * executable regular file of that name in $PATH.  0 if found. */
-static int resolve(const char *prog, char *out, size_t cap)
+int record_resolve(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/')) {
         snprintf(out, cap, "%s", prog);
@@ -129,7 +127,7 @@ static unsigned prog_machine(const char *prog)
 {
     char path[PATH_MAX];
     unsigned char id[EI_NIDENT + 4];
-    if (resolve(prog, path, sizeof path) != 0)
+    if (record_resolve(prog, path, sizeof path) != 0)
         return EM_NONE;
     FILE *f = fopen(path, "rb");
     size_t got = f ? fread(id, 1, sizeof id, f) : 0;
@@ -155,7 +153,7 @@ int record_check_prog(const char *prog, int gmon_format, int emulated)
 {
     char path[PATH_MAX];
     unsigned char id[EI_NIDENT + 4];
-    if (resolve(prog, path, sizeof path) != 0)
+    if (record_resolve(prog, path, sizeof path) != 0)
         return 0; /* execvp says what is missing */
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {

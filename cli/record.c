@@ -82,21 +82,6 @@ static int find_runtime(const char *env_name, const char *sub, char *out, size_t
     return -1;
 }
 
-/* DIR/NAME for the first DIR of $PATH that has it executable; 0 if found. */
-static int in_path(const char *name, char *out, size_t cap)
-{
-    const char *path = getenv("PATH");
-    for (const char *p = path && *path ? path : "/usr/bin:/bin"; *p;) {
-        const char *end = strchr(p, ':');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len && (size_t)snprintf(out, cap, "%.*s/%s", (int)len, p, name) < cap &&
-            access(out, X_OK) == 0)
-            return 0;
-        p += len + (end != NULL);
-    }
-    return -1;
-}
-
 static int parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
     char *end;
@@ -532,8 +517,8 @@ int cmd_record(int argc, char **argv)
                 argv[i]);
         return 2;
     }
-    if (emulated && in_path("qemu-aarch64", qemu, sizeof qemu) != 0 &&
-        in_path("qemu-aarch64-static", qemu, sizeof qemu) != 0) {
+    if (emulated && record_resolve("qemu-aarch64", qemu, sizeof qemu) != 0 &&
+        record_resolve("qemu-aarch64-static", qemu, sizeof qemu) != 0) {
         fprintf(stderr,
                 "cgprof record: %s is an AArch64 program: running it here needs "
                 "qemu-aarch64 (Debian's qemu-user), which is not in PATH\n",
